@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// The `domainkit` command. Settings are read and validated once, before any command runs.
+import { Command } from 'commander';
+import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.ts';
+import { migrate, openDatabase } from './platform/db/index.ts';
+import { createLogger, type Logger } from './platform/log.ts';
+import { onShutdown } from './platform/shutdown.ts';
+import { ROLES, VERSION, startRoles, type Role } from './roles.ts';
+
+function settings(): Config {
+  loadDotEnv();
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`domainkit: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** Admin commands print results on stdout; their log lines go to stderr and only when something is wrong. */
+function adminLogger(config: Config): Logger {
+  return createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr);
+}
+
+async function serve(roles: readonly Role[]): Promise<void> {
+  const config = settings();
+  const log = createLogger({ level: config.logLevel, name: 'domainkit' });
+  const running = await startRoles(config, log, roles).catch((err: unknown) => {
+    log.fatal({ err }, 'could not start');
+    process.exit(1);
+  });
+  onShutdown(running.stop, log);
+}
+
+const program = new Command('domainkit')
+  .description('domainkit: a jobs API for domain metrics and a disposable-mail API with SMTP')
+  .version(VERSION);
+
+program
+  .command('start')
+  .description('everything in one process: migrations, both APIs, SMTP, workers')
+  .action(() => serve(ROLES));
+
+const roleHelp: Record<Role, string> = {
+  'jobs-api': 'the jobs API alone (JOBS_PORT)',
+  'mail-api': 'the mail API alone (MAIL_PORT)',
+  smtp: 'the SMTP receiver alone (SMTP_PORT)',
+  worker: 'the background workers alone',
+};
+for (const role of ROLES) {
+  program
+    .command(role)
+    .description(roleHelp[role])
+    .action(() => serve([role]));
+}
+
+program
+  .command('migrate')
+  .description('apply database migrations and exit')
+  .action(async () => {
+    const config = settings();
+    const log = adminLogger(config);
+    const db = await openDatabase(config, log);
+    try {
+      console.log(`database: ${describeDatabase(db.embedded)}`);
+      const applied = await migrate(db.url, log);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'migrations: none pending');
+    } finally {
+      await db.close();
+    }
+  });
+
+function describeDatabase(embedded: Awaited<ReturnType<typeof openDatabase>>['embedded']): string {
+  if (!embedded) return 'DATABASE_URL';
+  const whose = embedded.owned ? 'started for this command' : 'already running';
+  return `embedded PostgreSQL on 127.0.0.1:${embedded.port} (pid ${embedded.pid}, ${whose})`;
+}
+
+await program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`domainkit: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,1 @@
+export { buildJobsApp, type JobsAppDeps } from './api/app.ts';

@@ -1,0 +1,2 @@
+export { buildMailApp, type MailAppDeps } from './api/app.ts';
+export { createSmtpServer, type SmtpOptions } from './smtp/server.ts';

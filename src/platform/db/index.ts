@@ -1,0 +1,35 @@
+// The database of a process: DATABASE_URL when set, otherwise the embedded PostgreSQL under DATA_DIR.
+import type { Config } from '../../config.ts';
+import type { Logger } from '../log.ts';
+import { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
+import { createPool, type Pool } from './pool.ts';
+
+export { createPool, withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
+export { migrate, MIGRATIONS_DIR } from './migrate.ts';
+export { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
+
+export interface Database {
+  url: string;
+  pool: Pool;
+  /** The embedded server, when this process uses one. */
+  embedded: EmbeddedServer | undefined;
+  /** Ends the pool, then stops the embedded server if this process owns it. */
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: Logger): Promise<Database> {
+  const embedded = config.databaseUrl ? undefined : await acquireEmbedded({ dataDir: config.dataDir, log });
+  const url = config.databaseUrl ?? embedded!.url();
+  const pool = createPool(url, log);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    pool,
+    embedded,
+    close: () =>
+      (closing ??= (async () => {
+        await pool.end();
+        await embedded?.release();
+      })()),
+  };
+}

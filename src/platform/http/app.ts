@@ -1,0 +1,134 @@
+// The Fastify app factory both APIs are built with. It never listens: src/cli.ts (or a test) does.
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormats from 'ajv-formats';
+import { Type } from 'typebox';
+import type { Pool } from '../db/index.ts';
+import type { Logger } from '../log.ts';
+import { errorHandler, sendProblem } from './errors.ts';
+import { PROBLEM_CONTENT_TYPE, ProblemSchema, ValidationIssueSchema, problemBody } from './problem.ts';
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
+export type RoutePlugin = FastifyPluginAsync<Record<never, never>, RawServerDefault, TypeBoxTypeProvider>;
+
+export interface AppOptions {
+  title: string;
+  description: string;
+  version: string;
+  log: Logger;
+  pool: Pool;
+  routes: RoutePlugin;
+  bodyLimit?: number;
+  securitySchemes?: Record<string, unknown>;
+}
+
+/** Schemas shared by every route ($id → components/schemas in the OpenAPI document). */
+const SHARED_SCHEMAS = [ValidationIssueSchema, ProblemSchema];
+
+export async function createApp(options: AppOptions): Promise<App> {
+  const app = fastify({
+    loggerInstance: options.log,
+    // One line per request, written by our onResponse hook, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: answerClientError,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // Bodies are JSON only: without a text/plain parser such a POST gets 415 instead of reaching a handler.
+  app.removeContentTypeParser(['text/plain']);
+  useValidators(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, description: options.description, version: options.version },
+      components: { securitySchemes: (options.securitySchemes ?? {}) as never },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, problemBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  registerOperations(app, options.pool);
+  await app.register(options.routes);
+  return app;
+}
+
+function registerOperations(app: App, pool: Pool): void {
+  const Status = Type.Object({ status: Type.String() });
+  const problem = { description: 'problem details', content: { [PROBLEM_CONTENT_TYPE]: { schema: Type.Ref('Problem') } } };
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is alive', response: { 200: Status } } }, async () => ({
+    status: 'ok',
+  }));
+  app.get(
+    '/readyz',
+    { schema: { tags: ['operations'], summary: 'The database is reachable', response: { 200: Status, 503: problem } } },
+    async (_request, reply) => {
+      try {
+        await withTimeout(pool.query('SELECT 1'), 2000);
+        return { status: 'ready' };
+      } catch {
+        sendProblem(reply, problemBody('service_unavailable', 'the database is not reachable'));
+        return reply;
+      }
+    },
+  );
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * Two validators: request bodies are taken as sent (a string is never coerced into a number), while query
+ * strings, path parameters and headers are text by nature and are coerced to the schema's types.
+ */
+function useValidators(app: App): void {
+  const base: AjvOptions = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
+  const body = addFormats.default(new Ajv({ ...base, coerceTypes: false }));
+  const other = addFormats.default(new Ajv({ ...base, coerceTypes: 'array' }));
+  for (const ajv of [body, other]) for (const schema of SHARED_SCHEMAS) ajv.addSchema(schema);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : other).compile(schema));
+}
+
+/** Requests too broken for the HTTP parser still get a problem body rather than a bare socket close. */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const body =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? problemBody('headers_too_large', 'request headers are too large')
+      : problemBody('bad_request', 'the request is not valid HTTP');
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${body.status} ${body.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

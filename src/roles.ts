@@ -1,0 +1,80 @@
+// The composition root: builds each role of the program from config and starts it. `domainkit start` runs
+// every role in one process; `domainkit <role>` runs one, against the same database, for scaling out.
+import { readFileSync } from 'node:fs';
+import type { SMTPServer } from 'smtp-server';
+import type { Config } from './config.ts';
+import { buildJobsApp } from './jobs/index.ts';
+import { buildMailApp, createSmtpServer } from './mail/index.ts';
+import { migrate, openDatabase, type Database } from './platform/db/index.ts';
+import type { App } from './platform/http/index.ts';
+import type { Logger } from './platform/log.ts';
+import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
+
+export const ROLES = ['jobs-api', 'mail-api', 'smtp', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Running {
+  db: Database;
+  /** The address each listening role is bound to, e.g. `{ 'jobs-api': 'http://127.0.0.1:8080' }`. */
+  addresses: Partial<Record<Role, string>>;
+  /** Drains in-flight work, then closes the pool, then stops the embedded database (if ours). */
+  stop(): Promise<void>;
+}
+
+// src/ and dist/ both sit one level below the package root.
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export async function startRoles(config: Config, log: Logger, roles: readonly Role[]): Promise<Running> {
+  const db = await openDatabase(config, log);
+  const apps: App[] = [];
+  let smtp: SMTPServer | undefined;
+  let queue: Queue | undefined;
+  const addresses: Running['addresses'] = {};
+
+  const stop = async () => {
+    // Listeners first: stop taking work and let in-flight requests finish while the database is still up.
+    await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
+    if (queue) await stopQueue(queue);
+    await db.close();
+  };
+
+  try {
+    await migrate(db.url, log);
+    const deps = { pool: db.pool, log, version: VERSION };
+    if (roles.includes('jobs-api')) {
+      const app = await buildJobsApp(deps);
+      apps.push(app);
+      addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
+    }
+    if (roles.includes('mail-api')) {
+      const app = await buildMailApp(deps);
+      apps.push(app);
+      addresses['mail-api'] = await app.listen({ host: config.host, port: config.mail.port });
+    }
+    if (roles.includes('smtp')) {
+      smtp = createSmtpServer({ domains: config.mail.domains, maxMessageBytes: config.mail.maxMessageBytes, log });
+      addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
+    }
+    if (roles.includes('worker')) queue = await startQueue(db.url, log);
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+  log.info({ roles, addresses }, 'ready');
+  return { db, addresses, stop };
+}
+
+function listenSmtp(server: SMTPServer, host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.server.address();
+      resolve(typeof address === 'object' && address ? `smtp://${address.address}:${address.port}` : String(address));
+    });
+  });
+}
+
+function closeSmtp(server: SMTPServer): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
