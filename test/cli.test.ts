@@ -81,6 +81,20 @@ describe('with the embedded PostgreSQL (DATABASE_URL unset)', () => {
     expect(isAlive(pid)).toBe(false);
     expect(postmaster(dataDir)).toBeUndefined();
   });
+
+  it('after a crash, the next start adopts the orphaned database and stops it on Ctrl-C', async () => {
+    const crashed = await startCli(['start'], { ...PORTS, DATA_DIR: dataDir });
+    await crashed.stop('SIGKILL');
+    const orphan = postmaster(dataDir);
+    expect(orphan && isAlive(orphan.pid)).toBe(true); // postgres runs in its own session and survives us
+
+    const next = await startCli(['start'], { ...PORTS, DATA_DIR: dataDir });
+    expect(next.output()).toMatch(/"adopted":true/);
+    expect((await fetch(`${next.addresses['jobs-api']}/readyz`)).status).toBe(200);
+    expect(await next.stop('SIGINT')).toBe(0);
+    expect(isAlive(orphan!.pid)).toBe(false);
+    expect(postmaster(dataDir)).toBeUndefined();
+  });
 });
 
 describe('roles against one DATABASE_URL', () => {

@@ -246,8 +246,9 @@ async function run(file: string, args: string[]): Promise<void> {
     await execFile(file, args, { ...(ids ?? {}), env: { ...process.env, LC_ALL: 'C' } });
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
-    const output = `${e.stderr ?? ''}${e.stdout ?? ''}`.trim().split('\n').slice(-5).join(' | ');
-    throw new Error(`${file.split('/').pop()} ${args[0]} failed: ${output || e.message}`);
+    const output = (e.stderr?.trim() || e.stdout?.trim() || e.message).split('\n').slice(-3).join(' | ');
+    const hint = ids ? ' (as root, postgres runs as the postgres user: DATA_DIR and its parent folders must be open to it)' : '';
+    throw new Error(`${file.split('/').pop()} ${args[0]} failed: ${output}${hint}`);
   }
 }
 
