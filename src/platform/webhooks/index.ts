@@ -1,0 +1,11 @@
+export {
+  DELIVERY_QUEUE,
+  createDeliveryQueue,
+  enqueueDelivery,
+  signature,
+  startDeliveryWorker,
+  type DeliveryWorkerOptions,
+  type EnqueueDelivery,
+  type WebhookService,
+} from './engine.ts';
+export { deliveryLog, type DeliveryState, type LogRow } from './store.ts';

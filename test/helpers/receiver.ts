@@ -1,0 +1,63 @@
+// A real webhook receiver on a local port: answers each request as a script says and records what came.
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  at: number;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** How to answer the n-th request (0-based) to a path: a status, or 'hang' to never answer. */
+export type Script = (path: string, n: number) => number | 'hang';
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  forPath(path: string): Received[];
+  /** Resolves when `count` requests to `path` have arrived. */
+  waitFor(path: string, count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(script: Script): Promise<Receiver> {
+  const received: Received[] = [];
+  const hanging: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const n = received.filter((r) => r.path === path).length;
+      received.push({ at: performance.now(), path, headers: req.headers, body: Buffer.concat(chunks) });
+      const answer = script(path, n);
+      if (answer === 'hang') {
+        hanging.push(res);
+        return;
+      }
+      res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const forPath = (path: string) => received.filter((r) => r.path === path);
+  return {
+    url,
+    received,
+    forPath,
+    async waitFor(path, count, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (forPath(path).length < count) {
+        if (Date.now() > deadline) throw new Error(`receiver: ${forPath(path).length}/${count} requests to ${path}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return forPath(path);
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
