@@ -5,6 +5,8 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.ts';
 import { migrate, openDatabase } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
+import { deliveryLog } from './platform/webhooks/index.ts';
+import { formatDeliveryLog } from './platform/webhooks/format.ts';
 import { ROLES, VERSION, startRoles, type Role } from './roles.ts';
 
 function settings(): Config {
@@ -68,6 +70,30 @@ program
       console.log(`database: ${describeDatabase(db.embedded)}`);
       const applied = await migrate(db.url, log);
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'migrations: none pending');
+    } finally {
+      await db.close();
+    }
+  });
+
+program
+  .command('deliveries')
+  .description('print the webhook delivery log (the latest deliveries, or those of one job or inbox)')
+  .option('--job <id>', 'deliveries of one job')
+  .option('--inbox <address>', 'deliveries of one inbox')
+  .option('--limit <n>', 'at most this many deliveries', '50')
+  .action(async (opts: { job?: string; inbox?: string; limit: string }) => {
+    if (opts.job && opts.inbox) throw new Error('give --job or --inbox, not both');
+    const limit = Number(opts.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit takes a positive integer');
+    const config = settings();
+    const db = await openDatabase(config, adminLogger(config));
+    try {
+      const filter = opts.job
+        ? { service: 'jobs', subject: opts.job }
+        : opts.inbox
+          ? { service: 'mail', subject: opts.inbox.toLowerCase() }
+          : {};
+      process.stdout.write(formatDeliveryLog(await deliveryLog(db.pool, { ...filter, limit })));
     } finally {
       await db.close();
     }

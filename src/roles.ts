@@ -8,7 +8,9 @@ import { buildMailApp, createSmtpServer } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import type { App } from './platform/http/index.ts';
 import type { Logger } from './platform/log.ts';
+import { allowEverything, createOutbound, isPublicAddress, type Outbound } from './platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
+import { startDeliveryWorker, type WebhookService } from './platform/webhooks/index.ts';
 
 export const ROLES = ['jobs-api', 'mail-api', 'smtp', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -29,12 +31,14 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   const apps: App[] = [];
   let smtp: SMTPServer | undefined;
   let queue: Queue | undefined;
+  let outbound: Outbound | undefined;
   const addresses: Running['addresses'] = {};
 
   const stop = async () => {
     // Listeners first: stop taking work and let in-flight requests finish while the database is still up.
     await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
     if (queue) await stopQueue(queue);
+    await outbound?.close();
     await db.close();
   };
 
@@ -55,13 +59,22 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
       smtp = createSmtpServer({ domains: config.mail.domains, maxMessageBytes: config.mail.maxMessageBytes, log });
       addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
     }
-    if (roles.includes('worker')) queue = await startQueue(db.url, log);
+    if (roles.includes('worker')) {
+      queue = await startQueue(db.url, log);
+      outbound = createOutbound({ policy: config.allowPrivateNetwork ? allowEverything : isPublicAddress });
+      await startDeliveryWorker({ pool: db.pool, queue, outbound, services: webhookServices(config), log, userAgent: `domainkit/${VERSION}` });
+    }
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;
   }
   log.info({ roles, addresses }, 'ready');
   return { db, addresses, stop };
+}
+
+/** The services whose webhooks this program sends; each registers when its events exist. */
+function webhookServices(_config: Config): WebhookService[] {
+  return [];
 }
 
 function listenSmtp(server: SMTPServer, host: string, port: number): Promise<string> {

@@ -8,6 +8,7 @@ import { startQueue, stopQueue, type Queue } from '../../../src/platform/queue.t
 import { createDeliveryQueue, deliveryLog, enqueueDelivery, startDeliveryWorker, type WebhookService } from '../../../src/platform/webhooks/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const DELAYS = [300, 600, 900];
 const SECRETS = new Map([
@@ -176,5 +177,29 @@ describe('durability', () => {
     );
     expect(await settled(id)).toEqual({ state: 'dropped', attempts: 0 });
     expect(receiver.forPath(path)).toHaveLength(0);
+  });
+});
+
+describe('domainkit deliveries', () => {
+  it('prints the attempts of one job as a table', async () => {
+    const path = '/seq/503,201/cli';
+    const id = await enqueue(path, '{}');
+    await settled(id);
+    const result = await runCli(['deliveries', '--job', path], { DATABASE_URL: db.url });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^delivery\s+event\s+subject\s+url\s+state\s+attempt\s+at\s+result\s+ms$/);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(id);
+    expect(lines[1]).toMatch(/delivered\s+1\s+\S+\s+503 retry/);
+    expect(lines[2]).toMatch(/delivered\s+2\s+\S+\s+201 delivered/);
+    expect(result.stdout).not.toContain(SECRETS.get('job-1'));
+  });
+
+  it('says so when there is nothing to show, and refuses --job with --inbox', async () => {
+    expect((await runCli(['deliveries', '--inbox', 'Nobody@Example.com'], { DATABASE_URL: db.url })).stdout).toBe('no deliveries\n');
+    const both = await runCli(['deliveries', '--job', 'x', '--inbox', 'y'], { DATABASE_URL: db.url });
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('not both');
   });
 });
