@@ -80,7 +80,8 @@ await waitDelivered(await enqueueMany(200, 50));
 
 // Throughput end to end: enqueue N in transactions of 50 while the workers deliver; until all are delivered.
 const throughputStart = performance.now();
-const throughputIds = await enqueueMany(THROUGHPUT_N, 50);
+// Four enqueue lanes, as several API processes would commit events side by side.
+const throughputIds = (await Promise.all(Array.from({ length: 4 }, () => enqueueMany(THROUGHPUT_N / 4, 50)))).flat();
 const enqueuedAt = performance.now();
 await waitDelivered(throughputIds);
 const throughputSeconds = (performance.now() - throughputStart) / 1000;
@@ -115,8 +116,8 @@ await writeResult('webhooks', {
   baseline_raw_posts_per_second: Math.round(baselinePerSecond),
   ratio_to_baseline: Number((deliveriesPerSecond / baselinePerSecond).toFixed(3)),
   latency_ms: { p50: Number(percentile(latencies, 50).toFixed(1)), p99: Number(percentile(latencies, 99).toFixed(1)), max: Number(Math.max(...latencies).toFixed(1)), samples: latencies.length },
-  targets: { deliveries_per_second: '>= 500 (drain rate; end to end is bound by this script\'s own enqueue loop)', latency_p99_ms: '< 250' },
-  met: { deliveries_per_second: drainPerSecond >= 500, latency_p99_ms: percentile(latencies, 99) < 250 },
+  targets: { deliveries_per_second: '>= 500 (drain rate, and end to end with 4 enqueue lanes)', latency_p99_ms: '< 250' },
+  met: { deliveries_per_second: drainPerSecond >= 500 && deliveriesPerSecond >= 500, latency_p99_ms: percentile(latencies, 99) < 250 },
 });
 
 await stopQueue(queue);
