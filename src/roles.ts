@@ -8,7 +8,7 @@ import { buildMailApp, createSmtpServer } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import type { App } from './platform/http/index.ts';
 import type { Logger } from './platform/log.ts';
-import { allowEverything, createOutbound, isPublicAddress, type Outbound } from './platform/net/index.ts';
+import { createOutbound, policyFor, type Outbound } from './platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
 import { startDeliveryWorker, type WebhookService } from './platform/webhooks/index.ts';
 
@@ -61,7 +61,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     }
     if (roles.includes('worker')) {
       queue = await startQueue(db.url, log);
-      outbound = createOutbound({ policy: config.allowPrivateNetwork ? allowEverything : isPublicAddress });
+      outbound = createOutbound({ policy: policyFor(config.allowPrivateNetwork) });
       await startDeliveryWorker({ pool: db.pool, queue, outbound, services: webhookServices(config), log, userAgent: `domainkit/${VERSION}` });
     }
   } catch (err) {

@@ -19,6 +19,11 @@ export function isPublicAddress(address: string): boolean {
 
 export const allowEverything: AddressPolicy = () => true;
 
+/** The policy the ALLOW_PRIVATE_NETWORK setting selects (true only for tests and local use). */
+export function policyFor(allowPrivateNetwork: boolean): AddressPolicy {
+  return allowPrivateNetwork ? allowEverything : isPublicAddress;
+}
+
 /** The IPv4 address an IPv6 form carries, for the forms that route to it (mapped, translated, NAT64, 6to4). */
 function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   const range = v6.range();

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowEverything, createOutbound, isPublicAddress, type OutboundError } from '../../../src/platform/net/index.ts';
+import { allowEverything, createOutbound, isPublicAddress, policyFor, type OutboundError } from '../../../src/platform/net/index.ts';
 
 let server: Server;
 let base: string;
@@ -49,8 +49,17 @@ async function failure(promise: Promise<unknown>): Promise<OutboundError> {
   throw new Error('expected the request to fail');
 }
 
+describe('ALLOW_PRIVATE_NETWORK', () => {
+  it('selects the public-only policy unless set to true', async () => {
+    const { loadConfig } = await import('../../../src/config.ts');
+    expect(policyFor(loadConfig({}).allowPrivateNetwork)('127.0.0.1')).toBe(false);
+    expect(policyFor(loadConfig({ ALLOW_PRIVATE_NETWORK: 'true' }).allowPrivateNetwork)('127.0.0.1')).toBe(true);
+    expect(policyFor(false)).toBe(isPublicAddress);
+  });
+});
+
 describe('with the public-only policy', () => {
-  const client = createOutbound({ policy: isPublicAddress });
+  const client = createOutbound({ policy: policyFor(false) });
   afterAll(() => client.close());
 
   it.each([
