@@ -110,7 +110,7 @@ async function attemptBatch(
 async function resolveAll(rows: DeliveryRow[], services: Map<string, WebhookService>, db: Queryable) {
   const secrets = new Map<string, string>();
   for (const [name, service] of services) {
-    const refs = rows.filter((r) => r.service === name && r.state === 'pending').map((r) => r.secret_ref);
+    const refs = rows.filter((r) => r.service === name && r.state === 'pending').map((r) => r.secretRef);
     if (refs.length === 0) continue;
     for (const [ref, secret] of await service.resolveSecrets(refs, db)) secrets.set(`${name}:${ref}`, secret);
   }
@@ -118,7 +118,7 @@ async function resolveAll(rows: DeliveryRow[], services: Map<string, WebhookServ
 }
 
 async function attempt(row: DeliveryRow, service: WebhookService | undefined, secrets: Map<string, string>, options: DeliveryWorkerOptions) {
-  const secret = secrets.get(`${row.service}:${row.secret_ref}`);
+  const secret = secrets.get(`${row.service}:${row.secretRef}`);
   if (!service || secret === undefined) {
     options.log.warn({ deliveryId: row.id, service: row.service }, 'delivery dropped: no signing secret');
     await dropDelivery(options.pool, row.id);

@@ -14,14 +14,7 @@ export interface NewDelivery {
   secretRef: string;
 }
 
-export interface DeliveryRow {
-  id: string;
-  service: string;
-  event: string;
-  subject: string;
-  url: string;
-  body: Buffer;
-  secret_ref: string;
+export interface DeliveryRow extends NewDelivery {
   state: DeliveryState;
   attempts: number;
 }
@@ -47,7 +40,8 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<voi
 
 export async function deliveriesByIds(db: Queryable, ids: string[]): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
-    `SELECT id, service, event, subject, url, body, secret_ref, state, attempts FROM deliveries WHERE id = ANY($1::uuid[])`,
+    `SELECT id, service, event, subject, url, body, secret_ref AS "secretRef", state, attempts
+       FROM deliveries WHERE id = ANY($1::uuid[])`,
     [ids],
   );
   return rows;
