@@ -11,6 +11,12 @@ import { deliveriesByIds, dropDelivery, insertDelivery, recordAttempt, type Atte
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
+/** One queue entry per attempt: a re-run of an entry whose attempt is already recorded does nothing. */
+interface AttemptJob {
+  deliveryId: string;
+  attempt: number;
+}
+
 /** What a service tells the engine about its webhooks. */
 export interface WebhookService {
   name: 'jobs' | 'mail';
@@ -38,7 +44,7 @@ export async function enqueueDelivery(tx: Queryable, queue: Queue, delivery: Enq
   const id = uuidv7();
   const body = typeof delivery.body === 'string' ? Buffer.from(delivery.body, 'utf8') : delivery.body;
   await insertDelivery(tx, { ...delivery, id, body });
-  await queue.send(DELIVERY_QUEUE, { deliveryId: id }, { db: inTransaction(tx) });
+  await queue.send(DELIVERY_QUEUE, { deliveryId: id, attempt: 1 } satisfies AttemptJob, { db: inTransaction(tx) });
   return id;
 }
 
@@ -69,7 +75,7 @@ export interface DeliveryWorkerOptions {
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<void> {
   const services = new Map(options.services.map((s) => [s.name, s]));
   await createDeliveryQueue(options.queue);
-  await options.queue.work<{ deliveryId: string }>(
+  await options.queue.work<AttemptJob>(
     DELIVERY_QUEUE,
     {
       batchSize: 25,
@@ -85,7 +91,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
 }
 
 async function attemptBatch(
-  jobs: Job<{ deliveryId: string }>[],
+  jobs: Job<AttemptJob>[],
   services: Map<string, WebhookService>,
   options: DeliveryWorkerOptions,
 ): Promise<JobResult[]> {
@@ -96,7 +102,10 @@ async function attemptBatch(
     jobs.map(async (job): Promise<JobResult> => {
       const row = byId.get(job.data.deliveryId);
       try {
-        if (row && row.state === 'pending') await attempt(row, services.get(row.service), secrets, options);
+        // A worker that died after recording its attempt leaves the entry to run again: skip it, since the
+        // next attempt (if any) was scheduled in the same transaction as the record.
+        const due = row && row.state === 'pending' && row.attempts + 1 === (job.data.attempt ?? row.attempts + 1);
+        if (due) await attempt(row, services.get(row.service), secrets, options);
         return { id: job.id, status: 'completed' };
       } catch (err) {
         // Only our own database work throws here; pg-boss retries the job.
@@ -155,7 +164,8 @@ async function attempt(row: DeliveryRow, service: WebhookService | undefined, se
   await withTransaction(options.pool, async (tx) => {
     const recorded = await recordAttempt(tx, { deliveryId: row.id, attempt: number, startedAt, durationMs, statusCode, error, outcome, nextAttemptAt });
     if (recorded && nextAttemptAt) {
-      await options.queue.send(DELIVERY_QUEUE, { deliveryId: row.id }, { db: inTransaction(tx), startAfter: nextAttemptAt });
+      const next: AttemptJob = { deliveryId: row.id, attempt: number + 1 };
+      await options.queue.send(DELIVERY_QUEUE, next, { db: inTransaction(tx), startAfter: nextAttemptAt });
     }
   });
 }

@@ -203,3 +203,20 @@ describe('domainkit deliveries', () => {
     expect(both.stderr).toContain('not both');
   });
 });
+
+describe('a queue entry that runs again after its attempt was recorded', () => {
+  it('does not make the next attempt early', async () => {
+    const path = '/seq/500,200/rerun';
+    const id = await enqueue(path, '{}');
+    await receiver.waitFor(path, 1);
+    // Wait until attempt 1 is recorded (its retry is scheduled 300 ms later), then replay attempt 1's entry,
+    // as pg-boss would after a worker died between recording and completing it.
+    const deadline = Date.now() + 10_000;
+    while ((await attemptsOf(id)).length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await queue.send('webhook-delivery', { deliveryId: id, attempt: 1 });
+    expect(await settled(id)).toEqual({ state: 'delivered', attempts: 2 });
+    const requests = receiver.forPath(path);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
+  });
+});
