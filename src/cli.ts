@@ -2,6 +2,7 @@
 // The `domainkit` command. Settings are read and validated once, before any command runs.
 import { Command } from 'commander';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.ts';
+import { makeKey, parseScopes } from './jobs/index.ts';
 import { migrate, openDatabase } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
@@ -94,6 +95,34 @@ program
           ? { service: 'mail', subject: opts.inbox.toLowerCase() }
           : {};
       process.stdout.write(formatDeliveryLog(await deliveryLog(db.pool, { ...filter, limit })));
+    } finally {
+      await db.close();
+    }
+  });
+
+const jobs = program.command('jobs').description('operate the jobs service');
+jobs
+  .command('keys')
+  .description("manage tenants' API keys")
+  .command('create')
+  .description('make an API key (creating the tenant if new) and print its token once')
+  .requiredOption('--tenant <name>', 'the tenant the key belongs to')
+  .requiredOption('--name <name>', 'a label for the key')
+  .requiredOption('--scopes <list>', 'comma-separated: jobs:create, jobs:read, keys:admin, keys:read')
+  .option('--json', 'print {id, token, tenant} as JSON')
+  .action(async (opts: { tenant: string; name: string; scopes: string; json?: boolean }) => {
+    const scopes = parseScopes(opts.scopes);
+    const config = settings();
+    const log = adminLogger(config);
+    const db = await openDatabase(config, log);
+    try {
+      await migrate(db.url, log);
+      const key = await makeKey(db.pool, opts.tenant, opts.name, scopes);
+      if (opts.json) console.log(JSON.stringify({ id: key.id, token: key.token, tenant: key.tenant }));
+      else {
+        console.log(`key ${key.id} for tenant ${key.tenant} (${key.scopes.join(', ')})`);
+        console.log(`token (shown once, keep it now): ${key.token}`);
+      }
     } finally {
       await db.close();
     }

@@ -45,8 +45,17 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   try {
     await migrate(db.url, log);
     const deps = { pool: db.pool, log, version: VERSION };
+    if (roles.includes('jobs-api') || roles.includes('worker')) {
+      // An API alone only enqueues; workers supervise the queues.
+      queue = await startQueue(db.url, log, { work: roles.includes('worker') });
+    }
     if (roles.includes('jobs-api')) {
-      const app = await buildJobsApp(deps);
+      const app = await buildJobsApp({
+        ...deps,
+        queue: queue!,
+        maxDomains: config.jobs.maxDomains,
+        allowPrivateNetwork: config.allowPrivateNetwork,
+      });
       apps.push(app);
       addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
     }
@@ -60,9 +69,8 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
       addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
     }
     if (roles.includes('worker')) {
-      queue = await startQueue(db.url, log);
       outbound = createOutbound({ policy: policyFor(config.allowPrivateNetwork) });
-      await startDeliveryWorker({ pool: db.pool, queue, outbound, services: webhookServices(config), log, userAgent: `domainkit/${VERSION}` });
+      await startDeliveryWorker({ pool: db.pool, queue: queue!, outbound, services: webhookServices(config), log, userAgent: `domainkit/${VERSION}` });
     }
   } catch (err) {
     await stop().catch(() => undefined);

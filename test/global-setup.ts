@@ -5,8 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { createTaskQueues } from '../src/jobs/index.ts';
 import { acquireEmbedded, migrate } from '../src/platform/db/index.ts';
 import { createLogger } from '../src/platform/log.ts';
+import { startQueue, stopQueue } from '../src/platform/queue.ts';
+import { createDeliveryQueue } from '../src/platform/webhooks/index.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -43,6 +46,11 @@ export default async function setup(project: TestProject) {
   const templateUrl = new URL(adminUrl);
   templateUrl.pathname = `/${template}`;
   await migrate(templateUrl.toString(), log);
+  // The queue's schema and queues too, so no test file pays for installing them.
+  const queue = await startQueue(templateUrl.toString(), log, { work: false });
+  await createTaskQueues(queue);
+  await createDeliveryQueue(queue);
+  await stopQueue(queue);
 
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', template);

@@ -6,6 +6,11 @@ import type { Logger } from './log.ts';
 export type Queue = PgBoss;
 
 export interface QueueOptions {
+  /**
+   * Whether this process works queues (and so supervises them and listens for new entries). A process that
+   * only enqueues, such as an API alone, leaves that to the workers.
+   */
+  work?: boolean;
   /** How often dead workers' jobs (missed heartbeats, expiry) are looked for; the default suits production. */
   superviseIntervalSeconds?: number;
 }
@@ -13,13 +18,16 @@ export interface QueueOptions {
 /** Starts pg-boss (creating or upgrading its schema under its own advisory lock). */
 export async function startQueue(databaseUrl: string, log: Logger, options: QueueOptions = {}): Promise<Queue> {
   const interval = options.superviseIntervalSeconds ?? 10;
+  const work = options.work ?? true;
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',
     application_name: 'domainkit-queue',
     max: 10,
     // Workers wake on NOTIFY when a job is sent, instead of waiting for their next poll.
-    useListenNotify: true,
+    useListenNotify: work,
+    supervise: work,
+    schedule: work,
     superviseIntervalSeconds: interval,
     monitorIntervalSeconds: interval,
   });

@@ -1,26 +1,42 @@
 // The jobs API (/v1): tenants' API keys submit domains × sources and read typed results.
-import { createApp, type App } from '../../platform/http/index.ts';
 import type { Pool } from '../../platform/db/index.ts';
+import { createApp, type App } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { Queue } from '../../platform/queue.ts';
+import { createTaskQueues } from '../queues.ts';
+import { jobsRoutes } from './jobs-routes.ts';
+import { keysRoutes } from './keys-routes.ts';
+import { JOBS_SCHEMAS } from './schemas.ts';
 
 export interface JobsAppDeps {
   pool: Pool;
   log: Logger;
   version: string;
+  /** Where job creation writes its tasks' queue entries. */
+  queue: Queue;
+  /** JOBS_MAX_DOMAINS. */
+  maxDomains: number;
+  /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
+  allowPrivateNetwork: boolean;
 }
 
-export function buildJobsApp(deps: JobsAppDeps): Promise<App> {
+export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
+  // Job creation writes into the task queues; they must exist before the first request.
+  await createTaskQueues(deps.queue);
   return createApp({
     title: 'domainkit jobs API',
     description: 'Domain metrics from six sources, collected as jobs. See shared/spec/jobs-api-v1.md.',
     version: deps.version,
     log: deps.log,
     pool: deps.pool,
+    schemas: JOBS_SCHEMAS,
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description: 'a dm_jobs_ API key' },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     },
-    // The /v1 routes arrive with the jobs API issue; until then the prefix answers 404 problems.
-    routes: async () => {},
+    routes: async (app) => {
+      await app.register(jobsRoutes(deps));
+      await app.register(keysRoutes(deps));
+    },
   });
 }

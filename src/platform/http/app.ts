@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { Pool } from '../db/index.ts';
 import type { Logger } from '../log.ts';
 import { errorHandler, sendProblem } from './errors.ts';
@@ -25,6 +25,8 @@ export interface AppOptions {
   routes: RoutePlugin;
   bodyLimit?: number;
   securitySchemes?: Record<string, unknown>;
+  /** Schemas with an `$id` that routes refer to with `Type.Ref`; they become OpenAPI components. */
+  schemas?: TSchema[];
 }
 
 /** Schemas shared by every route ($id → components/schemas in the OpenAPI document). */
@@ -46,8 +48,9 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Bodies are JSON only: without a text/plain parser such a POST gets 415 instead of reaching a handler.
   app.removeContentTypeParser(['text/plain']);
-  useValidators(app);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  const schemas = [...SHARED_SCHEMAS, ...(options.schemas ?? [])];
+  useValidators(app, schemas);
+  for (const schema of schemas) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -103,11 +106,11 @@ function registerOperations(app: App, pool: Pool): void {
  * Two validators: request bodies are taken as sent (a string is never coerced into a number), while query
  * strings, path parameters and headers are text by nature and are coerced to the schema's types.
  */
-function useValidators(app: App): void {
+function useValidators(app: App, schemas: TSchema[]): void {
   const base: AjvOptions = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
   const body = addFormats.default(new Ajv({ ...base, coerceTypes: false }));
   const other = addFormats.default(new Ajv({ ...base, coerceTypes: 'array' }));
-  for (const ajv of [body, other]) for (const schema of SHARED_SCHEMAS) ajv.addSchema(schema);
+  for (const ajv of [body, other]) for (const schema of schemas) ajv.addSchema(schema);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : other).compile(schema));
 }
 

@@ -2,15 +2,15 @@
 import { validate } from '@readme/openapi-parser';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobsApp } from '../../../src/jobs/index.ts';
 import { buildMailApp } from '../../../src/mail/index.ts';
 import { createApp, problemResponses, type App } from '../../../src/platform/http/index.ts';
 import { createLogger } from '../../../src/platform/log.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { serve, type Served } from '../../helpers/http.ts';
+import { serve } from '../../helpers/http.ts';
+import { startJobsApi } from '../../helpers/jobs.ts';
 
 let db: TestDatabase;
-const servers: Served[] = [];
+const servers: { close(): Promise<void> }[] = [];
 const log = createLogger({ level: 'silent' });
 
 beforeAll(async () => {
@@ -24,7 +24,11 @@ afterAll(async () => {
 async function documentOf(app: App): Promise<Record<string, any>> {
   const served = await serve(app);
   servers.push(served);
-  const res = await fetch(`${served.url}/openapi.json`);
+  return documentAt(served.url);
+}
+
+async function documentAt(url: string): Promise<Record<string, any>> {
+  const res = await fetch(`${url}/openapi.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   return (await res.json()) as Record<string, any>;
@@ -32,10 +36,12 @@ async function documentOf(app: App): Promise<Record<string, any>> {
 
 describe('GET /openapi.json', () => {
   it.each([
-    ['jobs', buildJobsApp],
-    ['mail', buildMailApp],
-  ])('the %s API serves a valid OpenAPI 3.1 document', async (_name, build) => {
-    const doc = await documentOf(await build({ pool: db.pool, log, version: '1.2.3' }));
+    ['jobs', () => startJobsApi(db, { version: '1.2.3' })],
+    ['mail', async () => serve(await buildMailApp({ pool: db.pool, log, version: '1.2.3' }))],
+  ])('the %s API serves a valid OpenAPI 3.1 document', async (_name, start) => {
+    const served = await start();
+    servers.push(served);
+    const doc = await documentAt(served.url);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.2.3');
     const result = await validate(structuredClone(doc) as never);

@@ -1,0 +1,70 @@
+// Who is calling: the API key from `Authorization: Bearer` or `X-API-Key`, looked up by its SHA-256 on every
+// request (so a revocation holds at once on every process), then the route's scope.
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Pool } from '../../platform/db/index.ts';
+import { Problem } from '../../platform/http/index.ts';
+import type { Logger } from '../../platform/log.ts';
+import { hashToken, looksLikeToken, sameHash, type Scope } from '../keys.ts';
+import { activeKeyByHash, touchKey } from '../store.ts';
+
+export interface Caller {
+  keyId: string;
+  tenantId: string;
+  scopes: Scope[];
+}
+
+const callers = new WeakMap<FastifyRequest, Caller>();
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="domainkit jobs"' };
+const TOUCH_EVERY_MS = 60_000;
+
+/** The authenticated caller of a request that passed `requireScope`. */
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = callers.get(request);
+  if (!caller) throw new Error('route has no requireScope hook');
+  return caller;
+}
+
+export function isAdmin(caller: Caller): boolean {
+  return caller.scopes.includes('keys:admin');
+}
+
+/** An onRequest hook: authentication runs before the body is read or validated. */
+export function requireScope(pool: Pool, log: Logger, scope: Scope): onRequestAsyncHookHandler {
+  return async (request) => {
+    const token = presentedToken(request);
+    if (!token || !looksLikeToken(token)) throw unauthorized(token ? 'the API key is not valid' : 'an API key is required');
+    const hash = hashToken(token);
+    const key = await activeKeyByHash(pool, hash);
+    if (!key || !sameHash(key.tokenHash, hash)) throw unauthorized('the API key is not valid or has been revoked');
+    if (key.scopes.length === 0) throw unauthorized('the API key has no scope');
+    if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+      touchKey(pool, key.id).catch((err: unknown) => log.warn({ err }, 'could not record key use'));
+    }
+    if (!key.scopes.includes(scope)) {
+      throw new Problem('missing_scope', `this operation needs the ${scope} scope; the key has ${key.scopes.join(', ')}`, {
+        extra: { required_scope: scope },
+      });
+    }
+    callers.set(request, { keyId: key.id, tenantId: key.tenantId, scopes: key.scopes });
+  };
+}
+
+function presentedToken(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  const apiKey = request.headers['x-api-key'];
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    if (!match) throw unauthorized('the Authorization header must be "Bearer <API key>"');
+    bearer = match[1];
+  }
+  if (Array.isArray(apiKey)) throw unauthorized('send one X-API-Key header');
+  if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) {
+    throw unauthorized('Authorization and X-API-Key carry different keys; send one');
+  }
+  return bearer ?? apiKey;
+}
+
+function unauthorized(detail: string): Problem {
+  return new Problem('unauthorized', detail, { headers: CHALLENGE });
+}

@@ -1,0 +1,249 @@
+// All SQL of the jobs service. Every read of a job names its tenant: another tenant's job is simply not found.
+import type { JobSource } from '../config.ts';
+import type { Queryable } from '../platform/db/index.ts';
+import type { Scope } from './keys.ts';
+
+export type JobStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed';
+
+// ---------------------------------------------------------------------------------------------- tenants, keys
+
+export interface KeyRow {
+  id: string;
+  tenantId: string;
+  name: string;
+  scopes: Scope[];
+  tokenPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** The key a request authenticates with: only active keys are found. */
+export interface ActiveKey {
+  id: string;
+  tenantId: string;
+  scopes: Scope[];
+  tokenHash: Buffer;
+  lastUsedAt: Date | null;
+}
+
+const KEY_COLUMNS = `id, tenant_id AS "tenantId", name, scopes, token_prefix AS "tokenPrefix", created_at AS "createdAt",
+  last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+
+/** The tenant's id, creating the tenant when the name is new. */
+export async function ensureTenant(db: Queryable, id: string, name: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH made AS (INSERT INTO tenants (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id)
+     SELECT id FROM made UNION ALL SELECT id FROM tenants WHERE name = $2 LIMIT 1`,
+    [id, name],
+  );
+  return rows[0]!.id;
+}
+
+export interface NewKey {
+  id: string;
+  tenantId: string;
+  name: string;
+  scopes: readonly Scope[];
+  tokenHash: Buffer;
+  tokenPrefix: string;
+}
+
+export async function insertKey(db: Queryable, key: NewKey): Promise<KeyRow> {
+  const { rows } = await db.query<KeyRow>(
+    `INSERT INTO api_keys (id, tenant_id, name, scopes, token_hash, token_prefix) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING ${KEY_COLUMNS}`,
+    [key.id, key.tenantId, key.name, key.scopes, key.tokenHash, key.tokenPrefix],
+  );
+  return rows[0]!;
+}
+
+export async function activeKeyByHash(db: Queryable, hash: Buffer): Promise<ActiveKey | undefined> {
+  const { rows } = await db.query<ActiveKey>(
+    `SELECT id, tenant_id AS "tenantId", scopes, token_hash AS "tokenHash", last_used_at AS "lastUsedAt"
+     FROM api_keys WHERE token_hash = $1 AND revoked_at IS NULL`,
+    [hash],
+  );
+  return rows[0];
+}
+
+/** Records use at most once a minute per key, so authentication does not write on every request. */
+export async function touchKey(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `UPDATE api_keys SET last_used_at = now()
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [id],
+  );
+}
+
+/** Keys of a tenant, or only one of them (`onlyId`), oldest first. */
+export async function listKeys(db: Queryable, tenantId: string, onlyId?: string): Promise<KeyRow[]> {
+  const { rows } = await db.query<KeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY created_at, id`,
+    [tenantId, onlyId ?? null],
+  );
+  return rows;
+}
+
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found' | 'last_admin';
+
+/** Revokes a key of the tenant, unless it is the tenant's last active `keys:admin` key. Run in a transaction. */
+export async function revokeKey(tx: Queryable, tenantId: string, keyId: string): Promise<RevokeOutcome> {
+  // Serialises revocations within a tenant: two admins revoking each other at once cannot both succeed.
+  await tx.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+  const { rows } = await tx.query<{ scopes: Scope[]; revoked: boolean }>(
+    'SELECT scopes, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = $1 AND tenant_id = $2',
+    [keyId, tenantId],
+  );
+  const key = rows[0];
+  if (!key) return 'not_found';
+  if (key.revoked) return 'already_revoked';
+  if (key.scopes.includes('keys:admin')) {
+    const others = await tx.query(
+      `SELECT 1 FROM api_keys WHERE tenant_id = $1 AND id <> $2 AND revoked_at IS NULL AND 'keys:admin' = ANY (scopes) LIMIT 1`,
+      [tenantId, keyId],
+    );
+    if (others.rowCount === 0) return 'last_admin';
+  }
+  await tx.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [keyId]);
+  return 'revoked';
+}
+
+// ---------------------------------------------------------------------------------------------------- jobs
+
+export interface NewJob {
+  id: string;
+  tenantId: string;
+  domains: string[];
+  jobTypes: JobSource[];
+  webhookUrl: string | null;
+  webhookSecret: string | null;
+}
+
+export interface JobRow {
+  id: string;
+  status: JobStatus;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  jobTypes: JobSource[];
+  domainCount: number;
+  webhookUrl: string | null;
+  total: number;
+  succeeded: number;
+  failed: number;
+  /** Only on single reads. */
+  domains?: string[];
+}
+
+// Progress is counted from the task rows themselves (no counters to drift); the partial index holds only
+// finished rows, so a queued job costs nothing to count.
+const JOB_SELECT = `SELECT j.id, j.status, j.created_at AS "createdAt", j.started_at AS "startedAt",
+  j.finished_at AS "finishedAt", j.job_types AS "jobTypes", cardinality(j.domains) AS "domainCount",
+  j.webhook_url AS "webhookUrl", cardinality(j.domains) * cardinality(j.job_types) AS total,
+  p.succeeded, p.failed`;
+const PROGRESS = `CROSS JOIN LATERAL (
+  SELECT count(*) FILTER (WHERE t.state = 'ok')::int AS succeeded, count(*) FILTER (WHERE t.state = 'error')::int AS failed
+  FROM tasks t WHERE t.job_id = j.id AND t.state IN ('ok', 'error')) p`;
+
+export async function insertJob(tx: Queryable, job: NewJob): Promise<Date> {
+  const { rows } = await tx.query<{ createdAt: Date }>(
+    `INSERT INTO jobs (id, tenant_id, domains, job_types, webhook_url, webhook_secret) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING created_at AS "createdAt"`,
+    [job.id, job.tenantId, job.domains, job.jobTypes, job.webhookUrl, job.webhookSecret],
+  );
+  return rows[0]!.createdAt;
+}
+
+/** One task row per (domain, source), domain-major, in one statement (up to 6,000 rows). */
+export async function insertTasks(tx: Queryable, jobId: string, domains: string[], sources: readonly JobSource[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO tasks (job_id, position, domain, source)
+     SELECT $1, d.ord - 1, d.name, s.name
+     FROM unnest($2::text[]) WITH ORDINALITY AS d (name, ord) CROSS JOIN unnest($3::text[]) AS s (name)`,
+    [jobId, domains, sources],
+  );
+}
+
+export async function jobById(db: Queryable, tenantId: string, id: string): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(`${JOB_SELECT}, j.domains FROM jobs j ${PROGRESS} WHERE j.tenant_id = $1 AND j.id = $2`, [
+    tenantId,
+    id,
+  ]);
+  return rows[0];
+}
+
+/** The status and sources of one of the tenant's jobs, or undefined. */
+export async function jobState(db: Queryable, tenantId: string, id: string): Promise<{ status: JobStatus; jobTypes: JobSource[] } | undefined> {
+  const { rows } = await db.query<{ status: JobStatus; jobTypes: JobSource[] }>(
+    'SELECT status, job_types AS "jobTypes" FROM jobs WHERE id = $1 AND tenant_id = $2',
+    [id, tenantId],
+  );
+  return rows[0];
+}
+
+export type JobPage = { ok: true; jobs: JobRow[]; more: boolean } | { ok: false };
+
+/** One page of the tenant's jobs, newest first; `ok: false` when the cursor is not one of its jobs. */
+export async function listJobs(db: Queryable, tenantId: string, limit: number, cursor?: string): Promise<JobPage> {
+  if (cursor !== undefined) {
+    const found = await db.query('SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2', [cursor, tenantId]);
+    if (found.rowCount === 0) return { ok: false };
+  }
+  const { rows } = await db.query<JobRow>(
+    `${JOB_SELECT} FROM jobs j ${PROGRESS}
+     WHERE j.tenant_id = $1
+       AND ($2::uuid IS NULL OR (j.created_at, j.id) < (SELECT c.created_at, c.id FROM jobs c WHERE c.id = $2))
+     ORDER BY j.created_at DESC, j.id DESC
+     LIMIT $3`,
+    [tenantId, cursor ?? null, limit + 1],
+  );
+  return { ok: true, jobs: rows.slice(0, limit), more: rows.length > limit };
+}
+
+export type PauseOutcome = { outcome: 'paused' | 'unchanged'; job: JobRow } | { outcome: 'finished'; job: JobRow } | { outcome: 'not_found' };
+
+/** Soft-cancel: a queued or running job becomes paused; a paused one stays; a finished one cannot. */
+export async function pauseJob(tx: Queryable, tenantId: string, id: string): Promise<PauseOutcome> {
+  const { rows } = await tx.query<{ status: JobStatus }>(
+    'SELECT status FROM jobs WHERE id = $1 AND tenant_id = $2 FOR UPDATE',
+    [id, tenantId],
+  );
+  const current = rows[0];
+  if (!current) return { outcome: 'not_found' };
+  let outcome: 'paused' | 'unchanged' | 'finished' = 'unchanged';
+  if (current.status === 'queued' || current.status === 'running') {
+    await tx.query(`UPDATE jobs SET status = 'paused', paused_at = now() WHERE id = $1`, [id]);
+    outcome = 'paused';
+  } else if (current.status === 'completed' || current.status === 'failed') {
+    outcome = 'finished';
+  }
+  return { outcome, job: (await jobById(tx, tenantId, id))! };
+}
+
+// ------------------------------------------------------------------------------------------------- results
+
+/** Every column a finished task row has; the API shows each source's own typed columns. */
+export interface ResultRow extends Record<string, unknown> {
+  domain: string;
+  source: JobSource;
+  state: 'ok' | 'error';
+  errorCode: string | null;
+  errorMessage: string | null;
+  fetchedAt: Date | null;
+  durationMs: number | null;
+  raw: unknown;
+}
+
+export async function finishedTasks(db: Queryable, jobId: string): Promise<ResultRow[]> {
+  const { rows } = await db.query<ResultRow>(
+    `SELECT domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
+       duration_ms AS "durationMs", raw, linkpop, domainpop, ip_pop, classc_pop, domain_authority, page_authority,
+       spam_score, linking_domains, inbound_links, domain_rating, backlinks, ref_domains, dofollow_pct, organic_traffic,
+       traffic_value, snapshot_count, first_snapshot_at, last_snapshot_at, reachable, status_code, response_ms
+     FROM tasks WHERE job_id = $1 AND state IN ('ok', 'error')
+     ORDER BY position, source COLLATE "C"`,
+    [jobId],
+  );
+  return rows;
+}
