@@ -1,4 +1,6 @@
 // All SQL of the jobs service. Every read of a job names its tenant: another tenant's job is simply not found.
+// Queries on the request path are named, so each connection prepares them once: planning the progress
+// aggregate on every read cost more than running it (bench:jobs-api, GET 1,900 → 6,300 requests/s).
 import type { JobSource } from '../config.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import type { Scope } from './keys.ts';
@@ -59,21 +61,23 @@ export async function insertKey(db: Queryable, key: NewKey): Promise<KeyRow> {
 }
 
 export async function activeKeyByHash(db: Queryable, hash: Buffer): Promise<ActiveKey | undefined> {
-  const { rows } = await db.query<ActiveKey>(
-    `SELECT id, tenant_id AS "tenantId", scopes, token_hash AS "tokenHash", last_used_at AS "lastUsedAt"
-     FROM api_keys WHERE token_hash = $1 AND revoked_at IS NULL`,
-    [hash],
-  );
+  const { rows } = await db.query<ActiveKey>({
+    name: 'jobs.active-key',
+    text: `SELECT id, tenant_id AS "tenantId", scopes, token_hash AS "tokenHash", last_used_at AS "lastUsedAt"
+      FROM api_keys WHERE token_hash = $1 AND revoked_at IS NULL`,
+    values: [hash],
+  });
   return rows[0];
 }
 
 /** Records use at most once a minute per key, so authentication does not write on every request. */
 export async function touchKey(db: Queryable, id: string): Promise<void> {
-  await db.query(
-    `UPDATE api_keys SET last_used_at = now()
-     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [id],
-  );
+  await db.query({
+    name: 'jobs.touch-key',
+    text: `UPDATE api_keys SET last_used_at = now()
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    values: [id],
+  });
 }
 
 /** Keys of a tenant, or only one of them (`onlyId`), oldest first. */
@@ -166,19 +170,21 @@ export async function insertTasks(tx: Queryable, jobId: string, domains: string[
 }
 
 export async function jobById(db: Queryable, tenantId: string, id: string): Promise<JobRow | undefined> {
-  const { rows } = await db.query<JobRow>(`${JOB_SELECT}, j.domains FROM jobs j ${PROGRESS} WHERE j.tenant_id = $1 AND j.id = $2`, [
-    tenantId,
-    id,
-  ]);
+  const { rows } = await db.query<JobRow>({
+    name: 'jobs.job-by-id',
+    text: `${JOB_SELECT}, j.domains FROM jobs j ${PROGRESS} WHERE j.tenant_id = $1 AND j.id = $2`,
+    values: [tenantId, id],
+  });
   return rows[0];
 }
 
 /** The status and sources of one of the tenant's jobs, or undefined. */
 export async function jobState(db: Queryable, tenantId: string, id: string): Promise<{ status: JobStatus; jobTypes: JobSource[] } | undefined> {
-  const { rows } = await db.query<{ status: JobStatus; jobTypes: JobSource[] }>(
-    'SELECT status, job_types AS "jobTypes" FROM jobs WHERE id = $1 AND tenant_id = $2',
-    [id, tenantId],
-  );
+  const { rows } = await db.query<{ status: JobStatus; jobTypes: JobSource[] }>({
+    name: 'jobs.job-state',
+    text: 'SELECT status, job_types AS "jobTypes" FROM jobs WHERE id = $1 AND tenant_id = $2',
+    values: [id, tenantId],
+  });
   return rows[0];
 }
 
@@ -186,19 +192,28 @@ export type JobPage = { ok: true; jobs: JobRow[]; more: boolean } | { ok: false 
 
 /** One page of the tenant's jobs, newest first; `ok: false` when the cursor is not one of its jobs. */
 export async function listJobs(db: Queryable, tenantId: string, limit: number, cursor?: string): Promise<JobPage> {
-  if (cursor !== undefined) {
-    const found = await db.query('SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2', [cursor, tenantId]);
-    if (found.rowCount === 0) return { ok: false };
+  if (cursor === undefined) {
+    const { rows } = await db.query<JobRow>({
+      name: 'jobs.list-first',
+      text: `${JOB_SELECT} FROM jobs j ${PROGRESS} WHERE j.tenant_id = $1 ORDER BY j.created_at DESC, j.id DESC LIMIT $2`,
+      values: [tenantId, limit + 1],
+    });
+    return { ok: true, jobs: rows.slice(0, limit), more: rows.length > limit };
   }
-  const { rows } = await db.query<JobRow>(
-    `${JOB_SELECT} FROM jobs j ${PROGRESS}
-     WHERE j.tenant_id = $1
-       AND ($2::uuid IS NULL OR (j.created_at, j.id) < (SELECT c.created_at, c.id FROM jobs c WHERE c.id = $2))
-     ORDER BY j.created_at DESC, j.id DESC
-     LIMIT $3`,
-    [tenantId, cursor ?? null, limit + 1],
-  );
-  return { ok: true, jobs: rows.slice(0, limit), more: rows.length > limit };
+  // The cursor row is read first, in the tenant: a cursor that is not one of its jobs is refused.
+  const { rows } = await db.query<JobRow>({
+    name: 'jobs.list-after',
+    text: `WITH c AS (SELECT created_at, id FROM jobs WHERE id = $2 AND tenant_id = $1)
+      SELECT page.* FROM c LEFT JOIN LATERAL (
+        ${JOB_SELECT} FROM jobs j ${PROGRESS}
+        WHERE j.tenant_id = $1 AND (j.created_at, j.id) < (c.created_at, c.id)
+        ORDER BY j.created_at DESC, j.id DESC LIMIT $3) page ON true`,
+    values: [tenantId, cursor, limit + 1],
+  });
+  if (rows.length === 0) return { ok: false };
+  // A found cursor with nothing after it yields one all-null row.
+  const jobs = rows.filter((r) => r.id !== null);
+  return { ok: true, jobs: jobs.slice(0, limit), more: jobs.length > limit };
 }
 
 export type PauseOutcome = { outcome: 'paused' | 'unchanged'; job: JobRow } | { outcome: 'finished'; job: JobRow } | { outcome: 'not_found' };
@@ -236,14 +251,15 @@ export interface ResultRow extends Record<string, unknown> {
 }
 
 export async function finishedTasks(db: Queryable, jobId: string): Promise<ResultRow[]> {
-  const { rows } = await db.query<ResultRow>(
-    `SELECT domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
+  const { rows } = await db.query<ResultRow>({
+    name: 'jobs.finished-tasks',
+    text: `SELECT domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
        duration_ms AS "durationMs", raw, linkpop, domainpop, ip_pop, classc_pop, domain_authority, page_authority,
        spam_score, linking_domains, inbound_links, domain_rating, backlinks, ref_domains, dofollow_pct, organic_traffic,
        traffic_value, snapshot_count, first_snapshot_at, last_snapshot_at, reachable, status_code, response_ms
      FROM tasks WHERE job_id = $1 AND state IN ('ok', 'error')
      ORDER BY position, source COLLATE "C"`,
-    [jobId],
-  );
+    values: [jobId],
+  });
   return rows;
 }

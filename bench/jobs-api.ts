@@ -1,0 +1,131 @@
+// npm run bench:jobs-api — the jobs API as a separate process (`domainkit jobs-api`) over a durable embedded
+// PostgreSQL: POST /v1/jobs latency with 1,000 domains × 6 sources (6,000 tasks), and GET /v1/jobs/{id}
+// requests per second with 50 connections (autocannon). Baselines, in the same run: POST of a 1 × 1 job,
+// and GET /healthz (no key, no database) under the same load.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeKey } from '../src/jobs/index.ts';
+import { createPool } from '../src/platform/db/index.ts';
+import { log, percentile, scratchDatabase, writeResult } from './lib.ts';
+
+const CREATES = Number(process.env.BENCH_CREATES ?? 30);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SOURCES = ['seokicks', 'moz', 'ahrefs_backlinks', 'ahrefs_traffic', 'wayback', 'ping'];
+
+const db = await scratchDatabase();
+const pool = createPool(db.url, log);
+const { token } = await makeKey(pool, 'bench', 'bench', ['jobs:create', 'jobs:read']);
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const logFile = join(tmpdir(), `domainkit-bench-jobs-api-${process.pid}.log`);
+const out = openSync(logFile, 'w');
+const server = spawn(process.execPath, [fileURLToPath(new URL('../src/cli.ts', import.meta.url)), 'jobs-api'], {
+  env: { PATH: process.env.PATH, DATABASE_URL: db.url, JOBS_PORT: String(port), HOST: '127.0.0.1' },
+  stdio: ['ignore', out, out],
+});
+
+try {
+  await waitForHealth();
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const post = async (body: unknown) => {
+    const started = performance.now();
+    const res = await fetch(`${base}/v1/jobs`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const json = (await res.json()) as { job_id: string };
+    if (res.status !== 201) throw new Error(`POST /v1/jobs: ${res.status} ${JSON.stringify(json)}`);
+    return { ms: performance.now() - started, id: json.job_id };
+  };
+
+  // Creation: a 1 × 1 baseline, then 1,000 × 6, interleaved so both see the same machine load.
+  const small: number[] = [];
+  const large: number[] = [];
+  let largeJob = '';
+  for (let i = 0; i < 3; i++) await post({ domains: [`warm${i}.example`], job_types: ['ping'] });
+  for (let i = 0; i < CREATES; i++) {
+    small.push((await post({ domains: [`one-${i}.example`], job_types: ['ping'] })).ms);
+    const domains = Array.from({ length: 1000 }, (_, d) => `site-${i}-${d}.example.com`);
+    const created = await post({ domains, job_types: SOURCES });
+    large.push(created.ms);
+    largeJob = created.id;
+  }
+
+  // The read target: a 10 × 6 job with half its tasks finished (progress is counted on every read).
+  const readJob = (await post({ domains: Array.from({ length: 10 }, (_, d) => `read-${d}.example`), job_types: SOURCES })).id;
+  await pool.query(`UPDATE tasks SET state = CASE WHEN position % 3 = 0 THEN 'error' ELSE 'ok' END WHERE job_id = $1 AND position < 5`, [readJob]);
+
+  const load = (path: string, withKey: boolean) =>
+    autocannon({ url: `${base}${path}`, connections: 50, duration: SECONDS, headers: withKey ? { authorization: `Bearer ${token}` } : {} });
+  await load(`/v1/jobs/${readJob}`, true); // warm-up
+  const health = await load('/healthz', false);
+  const read = await load(`/v1/jobs/${readJob}`, true);
+  const readLarge = await load(`/v1/jobs/${largeJob}`, true);
+  for (const [name, r] of [['healthz', health], ['read', read], ['readLarge', readLarge]] as const) {
+    if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  }
+
+  const createP50 = percentile(large, 50);
+  await writeResult('jobs-api', {
+    create_1000x6: {
+      runs: CREATES,
+      p50_ms: round(createP50),
+      p99_ms: round(percentile(large, 99)),
+      target_p50_ms: 150,
+      meets_target: createP50 < 150,
+    },
+    create_1x1_baseline: { p50_ms: round(percentile(small, 50)), p99_ms: round(percentile(small, 99)) },
+    create_ratio_to_baseline_p50: round(createP50 / percentile(small, 50)),
+    get_job: {
+      job: '10 domains × 6 sources, 30 of 60 tasks finished',
+      connections: 50,
+      seconds: SECONDS,
+      requests_per_second: Math.round(read.requests.average),
+      latency_p50_ms: read.latency.p50,
+      latency_p99_ms: read.latency.p99,
+      target_rps: 4000,
+      meets_target: read.requests.average >= 4000,
+    },
+    get_job_1000_domains: {
+      job: '1,000 domains × 6 sources (the response lists all 1,000 domains)',
+      requests_per_second: Math.round(readLarge.requests.average),
+      latency_p99_ms: readLarge.latency.p99,
+    },
+    healthz_baseline_rps: Math.round(health.requests.average),
+    get_ratio_to_healthz: round(read.requests.average / health.requests.average),
+  });
+} finally {
+  server.kill('SIGINT');
+  await new Promise((r) => server.once('exit', r));
+  await pool.end();
+  await db.release();
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+async function waitForHealth(): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`jobs-api did not start; see ${logFile}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
