@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config.ts';
-import { buildJobsApp } from './jobs/index.ts';
+import { buildJobsApp, createSources, jobsWebhookService, startEngine, type Engine } from './jobs/index.ts';
 import { buildMailApp, createSmtpServer } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import type { App } from './platform/http/index.ts';
@@ -32,11 +32,13 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   let smtp: SMTPServer | undefined;
   let queue: Queue | undefined;
   let outbound: Outbound | undefined;
+  let engine: Engine | undefined;
   const addresses: Running['addresses'] = {};
 
   const stop = async () => {
     // Listeners first: stop taking work and let in-flight requests finish while the database is still up.
     await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
+    await engine?.stop();
     if (queue) await stopQueue(queue);
     await outbound?.close();
     await db.close();
@@ -70,7 +72,17 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     }
     if (roles.includes('worker')) {
       outbound = createOutbound({ policy: policyFor(config.allowPrivateNetwork) });
-      await startDeliveryWorker({ pool: db.pool, queue: queue!, outbound, services: webhookServices(config), log, userAgent: `domainkit/${VERSION}` });
+      const userAgent = `domainkit/${VERSION}`;
+      await startDeliveryWorker({ pool: db.pool, queue: queue!, outbound, services: webhookServices(config), log, userAgent });
+      engine = await startEngine({
+        pool: db.pool,
+        databaseUrl: db.url,
+        queue: queue!,
+        log,
+        sources: createSources({ outbound, userAgent }),
+        limits: config.jobs.sources,
+        publicUrl: config.jobs.publicUrl,
+      });
     }
   } catch (err) {
     await stop().catch(() => undefined);
@@ -80,9 +92,9 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   return { db, addresses, stop };
 }
 
-/** The services whose webhooks this program sends; each registers when its events exist. */
-function webhookServices(_config: Config): WebhookService[] {
-  return [];
+/** The services whose webhooks this program sends; the mail service registers when its events exist. */
+function webhookServices(config: Config): WebhookService[] {
+  return [jobsWebhookService(config)];
 }
 
 function listenSmtp(server: SMTPServer, host: string, port: number): Promise<string> {

@@ -263,3 +263,171 @@ export async function finishedTasks(db: Queryable, jobId: string): Promise<Resul
   });
   return rows;
 }
+
+// -------------------------------------------------------------------------------------------------- engine
+
+/** Makes sure slot rows 0 … limit-1 of a source exist (a raised limit adds rows; a lowered one ignores the rest). */
+export async function ensureSlots(db: Queryable, source: JobSource, limit: number): Promise<void> {
+  await db.query(
+    `INSERT INTO source_slots (source, slot) SELECT $1, g FROM generate_series(0, $2 - 1) AS g ON CONFLICT DO NOTHING`,
+    [source, limit],
+  );
+}
+
+/** Leases up to `count` free slots of a source (free: never held, released, or lease run out). */
+export async function acquireSlots(db: Queryable, source: JobSource, limit: number, count: number, holder: string, leaseSeconds: number): Promise<number[]> {
+  const { rows } = await db.query<{ slot: number }>({
+    name: 'engine.acquire-slots',
+    text: `UPDATE source_slots s SET holder = $4, lease_until = now() + make_interval(secs => $5)
+      FROM (SELECT slot FROM source_slots
+            WHERE source = $1 AND slot < $2 AND (holder IS NULL OR lease_until < now())
+            ORDER BY slot LIMIT $3 FOR UPDATE SKIP LOCKED) free
+      WHERE s.source = $1 AND s.slot = free.slot
+      RETURNING s.slot`,
+    values: [source, limit, count, holder, leaseSeconds],
+  });
+  return rows.map((r) => r.slot);
+}
+
+export async function releaseSlots(db: Queryable, source: JobSource, slots: number[], holder: string): Promise<void> {
+  if (slots.length === 0) return;
+  await db.query({
+    name: 'engine.release-slots',
+    text: `UPDATE source_slots SET holder = NULL, lease_until = NULL WHERE source = $1 AND slot = ANY ($2) AND holder = $3`,
+    values: [source, slots, holder],
+  });
+}
+
+/** Extends every lease a worker holds; returns how many it still holds. */
+export async function renewSlots(db: Queryable, holder: string, leaseSeconds: number): Promise<number> {
+  const result = await db.query(`UPDATE source_slots SET lease_until = now() + make_interval(secs => $2) WHERE holder = $1`, [holder, leaseSeconds]);
+  return result.rowCount ?? 0;
+}
+
+export interface EntryJob {
+  status: JobStatus;
+  tenantId: string;
+}
+
+/** Marks a job running when its first task starts; returns its status (after that) and tenant. */
+export async function startJob(db: Queryable, jobId: string): Promise<EntryJob | undefined> {
+  const { rows } = await db.query<EntryJob>({
+    name: 'engine.start-job',
+    text: `WITH started AS (
+        UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'
+        RETURNING status, tenant_id)
+      SELECT status, tenant_id AS "tenantId" FROM started
+      UNION ALL SELECT status, tenant_id FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM started)`,
+    values: [jobId],
+  });
+  return rows[0];
+}
+
+/** Read before each upstream call, so a pause stops new calls at once. */
+export async function jobStatusById(db: Queryable, jobId: string): Promise<JobStatus | undefined> {
+  const { rows } = await db.query<{ status: JobStatus }>({ name: 'engine.job-status', text: 'SELECT status FROM jobs WHERE id = $1', values: [jobId] });
+  return rows[0]?.status;
+}
+
+export interface PendingTask {
+  position: number;
+  domain: string;
+}
+
+/** The tasks of a range that have no result yet, in position order. */
+export async function unfinishedTasks(db: Queryable, jobId: string, source: JobSource, from: number, to: number): Promise<PendingTask[]> {
+  const { rows } = await db.query<PendingTask>({
+    name: 'engine.unfinished-tasks',
+    text: `SELECT position, domain FROM tasks
+      WHERE job_id = $1 AND source = $2 AND position >= $3 AND position < $4 AND state IN ('queued', 'running')
+      ORDER BY position`,
+    values: [jobId, source, from, to],
+  });
+  return rows;
+}
+
+/** A finished task as the engine writes it: typed columns by their column names. */
+export interface TaskResult {
+  position: number;
+  state: 'ok' | 'error';
+  attempts: number;
+  fetched_at: string;
+  duration_ms: number;
+  error_code: string | null;
+  error_message: string | null;
+  raw: unknown;
+  [column: string]: unknown;
+}
+
+/**
+ * Fills task rows that are still unfinished. A row already filled (a task run twice after a crash) is left
+ * as it is, so each (job, domain, source) keeps exactly one result.
+ */
+export async function writeResults(tx: Queryable, jobId: string, source: JobSource, results: TaskResult[]): Promise<number> {
+  if (results.length === 0) return 0;
+  const updated = await tx.query({
+    name: 'engine.write-results',
+    text: `UPDATE tasks t SET state = r.state, attempts = r.attempts, fetched_at = r.fetched_at, duration_ms = r.duration_ms,
+        error_code = r.error_code, error_message = r.error_message, raw = r.raw,
+        linkpop = r.linkpop, domainpop = r.domainpop, ip_pop = r.ip_pop, classc_pop = r.classc_pop,
+        domain_authority = r.domain_authority, page_authority = r.page_authority, spam_score = r.spam_score,
+        linking_domains = r.linking_domains, inbound_links = r.inbound_links, domain_rating = r.domain_rating,
+        backlinks = r.backlinks, ref_domains = r.ref_domains, dofollow_pct = r.dofollow_pct,
+        organic_traffic = r.organic_traffic, traffic_value = r.traffic_value, snapshot_count = r.snapshot_count,
+        first_snapshot_at = r.first_snapshot_at, last_snapshot_at = r.last_snapshot_at, reachable = r.reachable,
+        status_code = r.status_code, response_ms = r.response_ms
+      FROM jsonb_populate_recordset(NULL::tasks, $3::jsonb) r
+      WHERE t.job_id = $1 AND t.source = $2 AND t.position = r.position AND t.state IN ('queued', 'running')`,
+    values: [jobId, source, JSON.stringify(results)],
+  });
+  return updated.rowCount ?? 0;
+}
+
+/** Error rows for every unfinished task of a range (the dead-letter path). */
+export async function failRange(tx: Queryable, jobId: string, source: JobSource, from: number, to: number, code: string, message: string): Promise<number> {
+  const updated = await tx.query(
+    `UPDATE tasks SET state = 'error', fetched_at = now(), duration_ms = 0, error_code = $5, error_message = $6
+     WHERE job_id = $1 AND source = $2 AND position >= $3 AND position < $4 AND state IN ('queued', 'running')`,
+    [jobId, source, from, to, code, message],
+  );
+  return updated.rowCount ?? 0;
+}
+
+export interface FinishedJob {
+  status: 'completed' | 'failed';
+  finishedAt: Date;
+  webhookUrl: string | null;
+}
+
+/**
+ * Ends a running (or queued) job whose tasks all have results: completed when one succeeded, else failed.
+ * The job row is locked first, so of two transactions writing a job's last results the second sees the
+ * first's rows and exactly one of them ends the job. Paused jobs are never ended.
+ */
+export async function finishIfDone(tx: Queryable, jobId: string): Promise<FinishedJob | undefined> {
+  const { rows } = await tx.query<{ status: JobStatus }>({ name: 'engine.lock-job', text: 'SELECT status FROM jobs WHERE id = $1 FOR UPDATE', values: [jobId] });
+  const status = rows[0]?.status;
+  if (status !== 'queued' && status !== 'running') return undefined;
+  const { rows: finished } = await tx.query<FinishedJob>({
+    name: 'engine.finish-job',
+    text: `UPDATE jobs SET finished_at = now(), started_at = coalesce(started_at, now()),
+        status = CASE WHEN EXISTS (SELECT 1 FROM tasks WHERE job_id = $1 AND state = 'ok') THEN 'completed' ELSE 'failed' END
+      WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM tasks WHERE job_id = $1 AND state IN ('queued', 'running'))
+      RETURNING status, finished_at AS "finishedAt", webhook_url AS "webhookUrl"`,
+    values: [jobId],
+  });
+  return finished[0];
+}
+
+/** Signing secrets of jobs, by job id (the jobs service's webhook secret references). */
+export async function webhookSecrets(db: Queryable, jobIds: string[]): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; secret: string }>(
+    'SELECT id, webhook_secret AS secret FROM jobs WHERE id = ANY ($1::uuid[]) AND webhook_secret IS NOT NULL',
+    [jobIds],
+  );
+  return new Map(rows.map((r) => [r.id, r.secret]));
+}
+
+export async function releaseAllSlots(db: Queryable, holder: string): Promise<void> {
+  await db.query('UPDATE source_slots SET holder = NULL, lease_until = NULL WHERE holder = $1', [holder]);
+}

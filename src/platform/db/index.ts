@@ -7,6 +7,7 @@ import { createPool, type Pool } from './pool.ts';
 export { createPool, withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
 export { migrate, MIGRATIONS_DIR } from './migrate.ts';
 export { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
+export { createListener, type Listener } from './listen.ts';
 
 export interface Database {
   url: string;

@@ -1,0 +1,125 @@
+// Running one queue entry: the unfinished tasks of its range, batch by batch, until the range is done or the
+// time budget is spent; then one transaction writes the results, completes the entry, puts the rest of the
+// range back (as two entries) with any retries, and ends the job if that was its last work.
+import type { Job } from 'pg-boss';
+import { withTransaction, type Pool } from '../../platform/db/index.ts';
+import type { Logger } from '../../platform/log.ts';
+import { inTransaction, type Queue } from '../../platform/queue.ts';
+import { enqueueCallback } from '../callback.ts';
+import { enqueueRanges, splitRange, taskQueue, type RangeEntry, type TaskRange } from '../queues.ts';
+import type { Outcome, Source } from '../sources/source.ts';
+import { finishIfDone, jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store.ts';
+import type { RateGate } from './rate.ts';
+
+export interface EntryContext {
+  pool: Pool;
+  queue: Queue;
+  log: Logger;
+  source: Source;
+  gate: RateGate;
+  /** Aborted when the worker is stopping: the entry settles after its current batch. */
+  stopping: AbortSignal;
+  /** Time after which an entry stops taking new batches and puts the rest back. */
+  budgetMs: number;
+  /** Waits before each retry of a transient upstream error; attempts = 1 + its length. */
+  retryDelaysMs: number[];
+  publicUrl: string;
+}
+
+/** Thrown when the entry's claim lapsed (another worker now holds it): nothing of this run is kept. */
+export class LapsedEntry extends Error {}
+
+export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promise<void> {
+  const range = entry.data;
+  const started = performance.now();
+  const job = await startJob(ctx.pool, range.jobId);
+  // A job that is gone, paused or already ended starts nothing more: the entry is done with no work.
+  if (!job || (job.status !== 'running' && job.status !== 'queued')) return settle(ctx, entry, { results: [], requeue: [] });
+
+  const batches = inBatches(await unfinishedTasks(ctx.pool, range.jobId, ctx.source.name, range.from, range.to), ctx.source.batchSize);
+  const results: TaskResult[] = [];
+  const requeue: RangeEntry[] = [];
+  for (let i = 0; i < batches.length; i++) {
+    const batch = batches[i]!;
+    if (i > 0) {
+      const overBudget = performance.now() - started > ctx.budgetMs;
+      if (overBudget || ctx.stopping.aborted) {
+        for (const [from, to] of splitRange(batch[0]!.position, range.to, ctx.source.batchSize, 2)) {
+          requeue.push({ range: { jobId: range.jobId, from, to, attempt: 1 }, tenantId: job.tenantId });
+        }
+        break;
+      }
+      const status = await jobStatusById(ctx.pool, range.jobId);
+      if (status !== 'running') break; // paused (or ended) meanwhile: no further upstream call
+    }
+    await ctx.gate.take(ctx.stopping);
+    const fetchedAt = new Date();
+    const outcomes = await ctx.source.fetch(
+      batch.map((t) => t.domain),
+      { signal: ctx.stopping },
+    );
+    const durationMs = Date.now() - fetchedAt.getTime();
+    let retryAfterMs = 0;
+    const retried: PendingTask[] = [];
+    batch.forEach((task, k) => {
+      const outcome = outcomes[k]!;
+      // A transient error is retried while attempts remain; the last one is kept as the row's error.
+      if (!outcome.ok && outcome.transient && range.attempt <= ctx.retryDelaysMs.length) {
+        retryAfterMs = Math.max(retryAfterMs, outcome.transient.retryAfterMs ?? 0);
+        retried.push(task);
+      } else {
+        results.push(toResult(task, outcome, range.attempt, fetchedAt, durationMs));
+      }
+    });
+    if (retried.length > 0) {
+      const wait = Math.max(jitter(ctx.retryDelaysMs[range.attempt - 1]!), Math.min(retryAfterMs, 60_000));
+      if (retryAfterMs > 0) await ctx.gate.holdFor(Math.min(retryAfterMs, 60_000));
+      requeue.push({
+        range: { jobId: range.jobId, from: retried[0]!.position, to: retried.at(-1)!.position + 1, attempt: range.attempt + 1 },
+        tenantId: job.tenantId,
+        delayMs: wait,
+      });
+    }
+  }
+  await settle(ctx, entry, { results, requeue });
+}
+
+interface Settlement {
+  results: TaskResult[];
+  requeue: RangeEntry[];
+}
+
+async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, requeue }: Settlement): Promise<void> {
+  const { jobId } = entry.data;
+  const name = taskQueue(ctx.source.name);
+  await withTransaction(ctx.pool, async (tx) => {
+    await writeResults(tx, jobId, ctx.source.name, results);
+    const done = (await ctx.queue.complete(name, { id: entry.id, retryCount: entry.retryCount }, null, { db: inTransaction(tx) })) as {
+      affected: number;
+    };
+    if (done.affected === 0) throw new LapsedEntry(`entry ${entry.id} of ${name} is no longer ours`);
+    await enqueueRanges(tx, ctx.queue, ctx.source.name, requeue);
+    const finished = await finishIfDone(tx, jobId);
+    if (finished) {
+      await enqueueCallback(tx, ctx.queue, jobId, finished, ctx.publicUrl);
+      ctx.log.info({ job: jobId, status: finished.status }, 'job finished');
+    }
+  });
+}
+
+function toResult(task: PendingTask, outcome: Outcome, attempts: number, fetchedAt: Date, durationMs: number): TaskResult {
+  const common = { position: task.position, attempts, fetched_at: fetchedAt.toISOString(), duration_ms: durationMs };
+  if (outcome.ok) return { ...common, ...outcome.columns, state: 'ok', error_code: null, error_message: null, raw: outcome.raw ?? null };
+  return { ...common, state: 'error', error_code: outcome.code, error_message: outcome.message, raw: outcome.raw ?? null };
+}
+
+/** Consecutive unfinished tasks grouped into upstream calls of `size` domains. */
+function inBatches(tasks: PendingTask[], size: number): PendingTask[][] {
+  const batches: PendingTask[][] = [];
+  for (let i = 0; i < tasks.length; i += size) batches.push(tasks.slice(i, i + size));
+  return batches;
+}
+
+function jitter(ms: number): number {
+  return Math.round(ms * (0.8 + Math.random() * 0.4));
+}

@@ -1,0 +1,30 @@
+// The sources a worker runs, built from settings. Adding a provider is one file here and one line below.
+import type { LookupFunction } from 'node:net';
+import { JOB_SOURCES, type JobSource } from '../../config.ts';
+import type { Outbound } from '../../platform/net/index.ts';
+import { pingSource } from './ping.ts';
+import type { Outcome, Source } from './source.ts';
+
+export { failAll, type ErrorCode, type FetchContext, type Outcome, type Source } from './source.ts';
+export { pingSource, type PingOptions } from './ping.ts';
+
+export interface SourceDeps {
+  /** The outbound client for user-chosen targets (ping). */
+  outbound: Outbound;
+  userAgent: string;
+  lookup?: LookupFunction;
+  pingUrls?: (domain: string) => string[];
+}
+
+export function createSources(deps: SourceDeps): Map<JobSource, Source> {
+  const sources = new Map<JobSource, Source>();
+  sources.set('ping', pingSource({ outbound: deps.outbound, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
+  for (const name of JOB_SOURCES) if (!sources.has(name)) sources.set(name, notBuilt(name));
+  return sources;
+}
+
+/** A provider whose adapter this build does not have yet: an honest error row, never numbers. */
+function notBuilt(name: JobSource): Source {
+  const outcome: Outcome = { ok: false, code: 'source_not_configured', message: `this build has no ${name} adapter yet` };
+  return { name, batchSize: 1, fetch: async (domains) => domains.map(() => outcome) };
+}

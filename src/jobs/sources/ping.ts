@@ -1,0 +1,81 @@
+// ping: our own reachability check (upstreams.md). https first, then http; names through the system
+// resolver; every connection through the platform's outbound client, so private targets stay refused.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { OutboundError, type Outbound, type RedirectHop } from '../../platform/net/index.ts';
+import type { Outcome, Source } from './source.ts';
+
+const TIMEOUT_MS = 8_000;
+const MAX_REDIRECTS = 5;
+const BODY_BYTES = 64 * 1024;
+
+export interface PingOptions {
+  outbound: Outbound;
+  /** The resolver the outbound client uses too (default `dns.lookup`). */
+  lookup?: LookupFunction;
+  /** The URLs tried, in order (default https://<domain>/ then http://<domain>/); tests point them at local ports. */
+  urls?: (domain: string) => string[];
+  userAgent: string;
+}
+
+interface Attempt {
+  url: string;
+  error?: string;
+  message?: string;
+  chain?: RedirectHop[];
+}
+
+export function pingSource(options: PingOptions): Source {
+  const lookup = options.lookup ?? (dnsLookup as LookupFunction);
+  const urls = options.urls ?? ((d: string) => [`https://${d}/`, `http://${d}/`]);
+
+  async function ping(domain: string): Promise<Outcome> {
+    const addresses = await resolve(lookup, domain);
+    if (!Array.isArray(addresses)) {
+      return unreachable({ addresses: [], attempts: [], error: 'dns', message: addresses.message });
+    }
+    const attempts: Attempt[] = [];
+    for (const url of urls(domain)) {
+      try {
+        const res = await options.outbound.request(url, {
+          method: 'GET',
+          headers: { 'user-agent': options.userAgent, accept: '*/*' },
+          timeoutMs: TIMEOUT_MS,
+          maxRedirects: MAX_REDIRECTS,
+          maxBodyBytes: BODY_BYTES,
+        });
+        attempts.push({ url, chain: res.chain });
+        return {
+          ok: true,
+          columns: { reachable: true, status_code: res.status, response_ms: res.firstByteMs },
+          raw: { addresses, attempts, final_url: res.url, status: res.status, error: null },
+        };
+      } catch (err) {
+        if (!(err instanceof OutboundError)) throw err;
+        attempts.push({ url, error: err.kind, message: err.message, chain: err.chain });
+      }
+    }
+    const last = attempts.at(-1)!;
+    return unreachable({ addresses, attempts, error: last.error, message: last.message });
+  }
+
+  return {
+    name: 'ping',
+    batchSize: 1,
+    fetch: (domains) => Promise.all(domains.map(ping)),
+  };
+}
+
+/** Not reachable is a finding, not a failure: the row is `ok` with `reachable: false` and the error class in raw. */
+function unreachable(raw: Record<string, unknown>): Outcome {
+  return { ok: true, columns: { reachable: false, status_code: null, response_ms: null }, raw };
+}
+
+function resolve(lookup: LookupFunction, domain: string): Promise<string[] | Error> {
+  return new Promise((done) => {
+    lookup(domain, { all: true }, (err, found) => {
+      if (err) done(err);
+      else done((found as unknown as LookupAddress[]).map((a) => a.address));
+    });
+  });
+}

@@ -1,0 +1,43 @@
+// What every source is to the engine: a named fetcher of one batch of domains, whose outcome per domain is
+// either typed columns with the upstream payload, or a classified error.
+import type { JobSource } from '../../config.ts';
+
+/** decisions.md / upstreams.md error classes of result rows. */
+export type ErrorCode =
+  | 'source_not_configured'
+  | 'upstream_auth'
+  | 'upstream_quota'
+  | 'upstream_no_data'
+  | 'upstream_rate_limited'
+  | 'upstream_unavailable'
+  | 'upstream_bad_response'
+  | 'internal_error';
+
+export type Outcome =
+  | { ok: true; columns: Record<string, unknown>; raw: unknown }
+  | {
+      ok: false;
+      code: ErrorCode;
+      message: string;
+      raw?: unknown;
+      /** Worth another try later (timeouts, 429, 5xx); `retryAfterMs` when the upstream said how long. */
+      transient?: { retryAfterMs?: number };
+    };
+
+export interface FetchContext {
+  /** Aborted when the worker stops; a source passes it to its requests. */
+  signal: AbortSignal;
+}
+
+export interface Source {
+  name: JobSource;
+  /** Domains per upstream call (Moz: 10; the others: 1). */
+  batchSize: number;
+  /** One outcome per domain, in the order given. Throws only on bugs; upstream trouble is an outcome. */
+  fetch(domains: string[], context: FetchContext): Promise<Outcome[]>;
+}
+
+/** The same failed outcome for every domain of a batch (one call answered for all of them). */
+export function failAll(domains: string[], outcome: Extract<Outcome, { ok: false }>): Outcome[] {
+  return domains.map(() => outcome);
+}
