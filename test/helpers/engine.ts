@@ -15,6 +15,8 @@ export interface SiteRequest {
 
 export interface Sites {
   port: number;
+  /** The most requests the server had open at one time. */
+  maxInFlight(): number;
   /** A port with nothing listening (where https:// goes). */
   closedPort: number;
   requests: SiteRequest[];
@@ -26,9 +28,13 @@ export async function startSites(
   options: { latencyMs?: number; handle?: (host: string, req: IncomingMessage, res: ServerResponse) => boolean } = {},
 ): Promise<Sites> {
   const requests: SiteRequest[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     requests.push({ host, path: req.url ?? '/', at: Date.now() });
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    res.on('close', () => inFlight--);
     setTimeout(() => {
       if (options.handle?.(host, req, res)) return;
       res.end('ok');
@@ -41,6 +47,7 @@ export async function startSites(
   await new Promise<void>((r) => closed.close(() => r()));
   return {
     port: (server.address() as AddressInfo).port,
+    maxInFlight: () => maxInFlight,
     closedPort,
     requests,
     close: () => new Promise<void>((r) => server.close(() => r())),

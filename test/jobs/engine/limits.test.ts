@@ -1,0 +1,60 @@
+// A source's concurrency and request rate hold across worker processes (they live in PostgreSQL).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningCli } from '../../helpers/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
+import { startSites, startWorker, type Sites } from '../../helpers/engine.ts';
+import { client, startJobsApi, tokenFor, type JobsApi } from '../../helpers/jobs.ts';
+
+let db: TestDatabase;
+let api: JobsApi;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startJobsApi(db);
+});
+afterAll(async () => {
+  await api.close();
+  await db.pool.end();
+});
+
+async function runWithTwoWorkers(sites: Sites, env: Record<string, string>, count: number): Promise<void> {
+  const hosts = { '*.example': '127.0.0.1' };
+  const workers: RunningCli[] = await Promise.all([startWorker(db.url, sites, hosts, env), startWorker(db.url, sites, hosts, env)]);
+  try {
+    const call = client(api.url, await tokenFor(db, 'limits'));
+    const domains = Array.from({ length: count }, (_, i) => `l${i}-${Date.now()}.example`);
+    const { job_id: id } = (await (await call('/v1/jobs', { body: { domains, job_types: ['ping'] } })).json()) as { job_id: string };
+    await expect
+      .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 60_000, interval: 100 })
+      .toBe('completed');
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+}
+
+describe('limits shared by all workers', () => {
+  it('concurrency 2 means at most 2 requests in flight, with two workers of 2 lanes each', async () => {
+    const sites = await startSites({ latencyMs: 200 });
+    try {
+      await runWithTwoWorkers(sites, { JOBS_PING_CONCURRENCY: '2' }, 16);
+      expect(sites.requests).toHaveLength(16);
+      expect(sites.maxInFlight()).toBe(2);
+    } finally {
+      await sites.close();
+    }
+  });
+
+  it('a rate of 5 requests/s holds across two workers: 20 tasks take at least 3 s', async () => {
+    const sites = await startSites();
+    try {
+      await runWithTwoWorkers(sites, { JOBS_PING_CONCURRENCY: '10', JOBS_PING_RATE: '5' }, 20);
+      const times = sites.requests.map((r) => r.at).sort((a, b) => a - b);
+      expect(times).toHaveLength(20);
+      // Four windows of five requests: the last cannot start before three windows have passed. Two workers
+      // each limited on their own would finish in about one.
+      expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(2_900);
+    } finally {
+      await sites.close();
+    }
+  });
+});
