@@ -15,6 +15,7 @@ import { log, percentile, scratchDatabase, writeResult } from './lib.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 30);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SOURCES = ['seokicks', 'moz', 'ahrefs_backlinks', 'ahrefs_traffic', 'wayback', 'ping'];
 
 const db = await scratchDatabase();
@@ -59,13 +60,18 @@ try {
 
   const load = (path: string, withKey: boolean) =>
     autocannon({ url: `${base}${path}`, connections: 50, duration: SECONDS, headers: withKey ? { authorization: `Bearer ${token}` } : {} });
-  await load(`/v1/jobs/${readJob}`, true); // warm-up
-  const health = await load('/healthz', false);
-  const read = await load(`/v1/jobs/${readJob}`, true);
-  const readLarge = await load(`/v1/jobs/${largeJob}`, true);
-  for (const [name, r] of [['healthz', health], ['read', read], ['readLarge', readLarge]] as const) {
-    if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  }
+  const checked = async (path: string, withKey: boolean) => {
+    const r = await load(path, withKey);
+    if (r.non2xx || r.errors) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    return r;
+  };
+  await checked(`/v1/jobs/${readJob}`, true); // warm-up
+  // The machine is shared: three rounds of baseline and read, interleaved; the median round is reported.
+  const rounds: { health: autocannon.Result; read: autocannon.Result }[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push({ health: await checked('/healthz', false), read: await checked(`/v1/jobs/${readJob}`, true) });
+  rounds.sort((a, b) => a.read.requests.average - b.read.requests.average);
+  const { health, read } = rounds[Math.floor(rounds.length / 2)]!;
+  const readLarge = await checked(`/v1/jobs/${largeJob}`, true);
 
   const createP50 = percentile(large, 50);
   await writeResult('jobs-api', {
@@ -79,9 +85,11 @@ try {
     create_1x1_baseline: { p50_ms: round(percentile(small, 50)), p99_ms: round(percentile(small, 99)) },
     create_ratio_to_baseline_p50: round(createP50 / percentile(small, 50)),
     get_job: {
-      job: '10 domains × 6 sources, 30 of 60 tasks finished',
+      job: '10 domains × 6 sources, 30 of 60 tasks finished (median round)',
       connections: 50,
       seconds: SECONDS,
+      rounds: ROUNDS,
+      requests_per_second_each_round: rounds.map((r) => Math.round(r.read.requests.average)),
       requests_per_second: Math.round(read.requests.average),
       latency_p50_ms: read.latency.p50,
       latency_p99_ms: read.latency.p99,

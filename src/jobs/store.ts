@@ -188,6 +188,25 @@ export async function jobState(db: Queryable, tenantId: string, id: string): Pro
   return rows[0];
 }
 
+/**
+ * The key of a token hash and, when the key is active, its tenant's job `id`: the job read's two lookups in
+ * one round trip (the key is checked by the caller exactly as on every other route).
+ */
+export async function keyAndJob(db: Queryable, hash: Buffer, id: string): Promise<{ key?: ActiveKey; job?: JobRow }> {
+  const { rows } = await db.query<JobRow & { keyId: string; tenantId: string; scopes: Scope[]; tokenHash: Buffer; lastUsedAt: Date | null }>({
+    name: 'jobs.key-and-job',
+    text: `SELECT k.id AS "keyId", k.tenant_id AS "tenantId", k.scopes, k.token_hash AS "tokenHash", k.last_used_at AS "lastUsedAt", x.*
+      FROM api_keys k
+      LEFT JOIN LATERAL (${JOB_SELECT}, j.domains FROM jobs j ${PROGRESS} WHERE j.tenant_id = k.tenant_id AND j.id = $2) x ON true
+      WHERE k.token_hash = $1 AND k.revoked_at IS NULL`,
+    values: [hash, id],
+  });
+  const row = rows[0];
+  if (!row) return {};
+  const { keyId, tenantId, scopes, tokenHash, lastUsedAt, ...job } = row;
+  return { key: { id: keyId, tenantId, scopes, tokenHash, lastUsedAt }, job: job.id ? job : undefined };
+}
+
 export type JobPage = { ok: true; jobs: JobRow[]; more: boolean } | { ok: false };
 
 /** One page of the tenant's jobs, newest first; `ok: false` when the cursor is not one of its jobs. */

@@ -5,7 +5,7 @@ import type { Pool } from '../../platform/db/index.ts';
 import { Problem } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { hashToken, looksLikeToken, sameHash, type Scope } from '../keys.ts';
-import { activeKeyByHash, touchKey } from '../store.ts';
+import { activeKeyByHash, touchKey, type ActiveKey } from '../store.ts';
 
 export interface Caller {
   keyId: string;
@@ -31,22 +31,36 @@ export function isAdmin(caller: Caller): boolean {
 /** An onRequest hook: authentication runs before the body is read or validated. */
 export function requireScope(pool: Pool, log: Logger, scope: Scope): onRequestAsyncHookHandler {
   return async (request) => {
-    const token = presentedToken(request);
-    if (!token || !looksLikeToken(token)) throw unauthorized(token ? 'the API key is not valid' : 'an API key is required');
-    const hash = hashToken(token);
-    const key = await activeKeyByHash(pool, hash);
-    if (!key || !sameHash(key.tokenHash, hash)) throw unauthorized('the API key is not valid or has been revoked');
-    if (key.scopes.length === 0) throw unauthorized('the API key has no scope');
-    if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
-      touchKey(pool, key.id).catch((err: unknown) => log.warn({ err }, 'could not record key use'));
-    }
-    if (!key.scopes.includes(scope)) {
-      throw new Problem('missing_scope', `this operation needs the ${scope} scope; the key has ${key.scopes.join(', ')}`, {
-        extra: { required_scope: scope },
-      });
-    }
-    callers.set(request, { keyId: key.id, tenantId: key.tenantId, scopes: key.scopes });
+    const hash = tokenHash(request);
+    admit(request, pool, log, scope, hash, await activeKeyByHash(pool, hash));
   };
+}
+
+/** The SHA-256 of the request's key, or a 401 when it carries none of the right shape (no database read). */
+export function tokenHash(request: FastifyRequest): Buffer {
+  const token = presentedToken(request);
+  if (!token || !looksLikeToken(token)) throw unauthorized(token ? 'the API key is not valid' : 'an API key is required');
+  return hashToken(token);
+}
+
+/**
+ * Lets the request through with the key found for its hash, or answers 401/403. Routes that read their key
+ * together with their resource (one query instead of two) call this themselves, with the same outcome.
+ */
+export function admit(request: FastifyRequest, pool: Pool, log: Logger, scope: Scope, hash: Buffer, key: ActiveKey | undefined): Caller {
+  if (!key || !sameHash(key.tokenHash, hash)) throw unauthorized('the API key is not valid or has been revoked');
+  if (key.scopes.length === 0) throw unauthorized('the API key has no scope');
+  if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+    touchKey(pool, key.id).catch((err: unknown) => log.warn({ err }, 'could not record key use'));
+  }
+  if (!key.scopes.includes(scope)) {
+    throw new Problem('missing_scope', `this operation needs the ${scope} scope; the key has ${key.scopes.join(', ')}`, {
+      extra: { required_scope: scope },
+    });
+  }
+  const caller = { keyId: key.id, tenantId: key.tenantId, scopes: key.scopes };
+  callers.set(request, caller);
+  return caller;
 }
 
 function presentedToken(request: FastifyRequest): string | undefined {
