@@ -131,3 +131,34 @@ describe('a crash in the middle of creating a job', () => {
     }
   });
 });
+
+describe('domainkit worker', () => {
+  it('runs the jobs the jobs-api role creates, in a process of its own', { timeout: 60_000 }, async () => {
+    const { token } = await createKey('worker-role');
+    const [jobsApi, worker] = await Promise.all([
+      startCli(['jobs-api'], { ...PORTS, DATABASE_URL: db.url }),
+      startCli(['worker'], { DATABASE_URL: db.url }),
+    ]);
+    try {
+      const base = jobsApi.addresses['jobs-api']!;
+      const headers = { 'x-api-key': token, 'content-type': 'application/json' };
+      // A name that never resolves (RFC 6761), and a provider this build has no adapter for yet.
+      const body = JSON.stringify({ domains: ['nothing-here.invalid'], job_types: ['ping', 'moz'] });
+      const { job_id: id } = (await (await fetch(`${base}/v1/jobs`, { method: 'POST', headers, body })).json()) as { job_id: string };
+      await expect
+        .poll(async () => ((await (await fetch(`${base}/v1/jobs/${id}`, { headers })).json()) as { status: string }).status, { timeout: 30_000 })
+        .toBe('completed');
+      const { results } = (await (await fetch(`${base}/v1/jobs/${id}/results`, { headers })).json()) as { results: Record<string, any>[] };
+      expect(results.map((r) => [r.source, r.status])).toEqual([
+        ['moz', 'error'],
+        ['ping', 'ok'],
+      ]);
+      expect(results[0]!.error.code).toBe('source_not_configured');
+      expect(results[1]).toMatchObject({ reachable: false, status_code: null });
+      expect(results[1]!.raw.error).toBe('dns');
+    } finally {
+      await Promise.all([jobsApi.stop(), worker.stop()]);
+    }
+  });
+});
+

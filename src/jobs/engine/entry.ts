@@ -52,13 +52,19 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
       const status = await jobStatusById(ctx.pool, range.jobId);
       if (status !== 'running') break; // paused (or ended) meanwhile: no further upstream call
     }
-    await ctx.gate.take(ctx.stopping);
-    const fetchedAt = new Date();
+    // A task's time runs from its first upstream request, not from the wait for the shared rate before it.
+    let fetchedAt: Date | undefined;
+    const permit = async () => {
+      await ctx.gate.take(ctx.stopping);
+      fetchedAt ??= new Date();
+    };
+    const called = new Date();
     const outcomes = await ctx.source.fetch(
       batch.map((t) => t.domain),
-      { signal: ctx.stopping },
+      { signal: ctx.stopping, permit },
     );
-    const durationMs = Date.now() - fetchedAt.getTime();
+    const startedAt: Date = fetchedAt ?? called;
+    const durationMs = Date.now() - startedAt.getTime();
     let retryAfterMs = 0;
     const retried: PendingTask[] = [];
     batch.forEach((task, k) => {
@@ -68,7 +74,7 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
         retryAfterMs = Math.max(retryAfterMs, outcome.transient.retryAfterMs ?? 0);
         retried.push(task);
       } else {
-        results.push(toResult(task, outcome, range.attempt, fetchedAt, durationMs));
+        results.push(toResult(task, outcome, range.attempt, startedAt, durationMs));
       }
     });
     if (retried.length > 0) {

@@ -3,7 +3,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { OutboundError, type Outbound, type RedirectHop } from '../../platform/net/index.ts';
-import type { Outcome, Source } from './source.ts';
+import type { FetchContext, Outcome, Source } from './source.ts';
 
 const TIMEOUT_MS = 8_000;
 const MAX_REDIRECTS = 5;
@@ -29,13 +29,14 @@ export function pingSource(options: PingOptions): Source {
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
   const urls = options.urls ?? ((d: string) => [`https://${d}/`, `http://${d}/`]);
 
-  async function ping(domain: string): Promise<Outcome> {
+  async function ping(domain: string, context: FetchContext): Promise<Outcome> {
     const addresses = await resolve(lookup, domain);
     if (!Array.isArray(addresses)) {
       return unreachable({ addresses: [], attempts: [], error: 'dns', message: addresses.message });
     }
     const attempts: Attempt[] = [];
     for (const url of urls(domain)) {
+      await context.permit();
       try {
         const res = await options.outbound.request(url, {
           method: 'GET',
@@ -62,7 +63,7 @@ export function pingSource(options: PingOptions): Source {
   return {
     name: 'ping',
     batchSize: 1,
-    fetch: (domains) => Promise.all(domains.map(ping)),
+    fetch: (domains, context) => Promise.all(domains.map((d) => ping(d, context))),
   };
 }
 

@@ -27,6 +27,11 @@ export type Outcome =
 export interface FetchContext {
   /** Aborted when the worker stops; a source passes it to its requests. */
   signal: AbortSignal;
+  /**
+   * Waits until the source's shared request rate allows one more upstream request. A source calls it before
+   * each request it makes (a task may need several, or none).
+   */
+  permit(): Promise<void>;
 }
 
 export interface Source {
