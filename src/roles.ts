@@ -79,7 +79,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         databaseUrl: db.url,
         queue: queue!,
         log,
-        sources: createSources({ outbound, userAgent }),
+        sources: createSources({ providers: config.providers, outbound, userAgent }),
         limits: config.jobs.sources,
         publicUrl: config.jobs.publicUrl,
       });

@@ -1,14 +1,17 @@
 // The sources a worker runs, built from settings. Adding a provider is one file here and one line below.
 import type { LookupFunction } from 'node:net';
-import { JOB_SOURCES, type JobSource } from '../../config.ts';
+import { JOB_SOURCES, type Config, type JobSource } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
 import { pingSource } from './ping.ts';
+import { seokicksSource } from './seokicks.ts';
 import type { Outcome, Source } from './source.ts';
 
 export { failAll, type ErrorCode, type FetchContext, type Outcome, type Source } from './source.ts';
 export { pingSource, type PingOptions } from './ping.ts';
 
 export interface SourceDeps {
+  /** Credentials and base addresses of the providers. */
+  providers: Config['providers'];
   /** The outbound client for user-chosen targets (ping). */
   outbound: Outbound;
   userAgent: string;
@@ -19,6 +22,7 @@ export interface SourceDeps {
 export function createSources(deps: SourceDeps): Map<JobSource, Source> {
   const sources = new Map<JobSource, Source>();
   sources.set('ping', pingSource({ outbound: deps.outbound, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
+  sources.set('seokicks', seokicksSource(deps.providers.seokicks));
   for (const name of JOB_SOURCES) if (!sources.has(name)) sources.set(name, notBuilt(name));
   return sources;
 }

@@ -1,0 +1,120 @@
+// A fake provider: a local HTTP server with a request log, optional latency, and faults chosen by the
+// domain a request is about, so tests in any process can ask for one by naming a domain:
+//   auth-fail.*  → 401        quota.*   → 403         ratelimit.* → 429 with Retry-After: 1
+//   flaky.*      → 500 once, then a normal answer     malformed.* → 200 with a body of the wrong shape
+//   garbage.*    → 200 with a body that is not JSON   nodata.*    → the provider's "nothing known"
+//   slow.*       → a normal answer after 2 s
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Fault = 'auth-fail' | 'quota' | 'ratelimit' | 'flaky' | 'malformed' | 'garbage' | 'nodata' | 'slow';
+const FAULTS: Fault[] = ['auth-fail', 'quota', 'ratelimit', 'flaky', 'malformed', 'garbage', 'nodata', 'slow'];
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: string;
+  at: number;
+  /** Requests in flight at this server when this one arrived (itself included). */
+  concurrent: number;
+}
+
+export interface FakeOptions {
+  /** Added to every answer (default 0). */
+  latencyMs?: number;
+}
+
+export interface Fake {
+  url: string;
+  requests: LoggedRequest[];
+  close(): Promise<void>;
+}
+
+export interface Handled {
+  status: number;
+  body: unknown;
+  /** Sent as is when a string; JSON otherwise. */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: LoggedRequest) => Handled;
+
+export function faultOf(domain: string): Fault | undefined {
+  return FAULTS.find((f) => domain.startsWith(`${f}.`) || domain.includes(`.${f}.`));
+}
+
+/** The generic answer for a fault; `undefined` lets the provider answer (normal, malformed, nodata). */
+export function faultAnswer(fault: Fault | undefined, seen: Map<string, number>, key: string): Handled | undefined {
+  switch (fault) {
+    case 'auth-fail':
+      return { status: 401, body: { error: 'invalid api key' } };
+    case 'quota':
+      return { status: 403, body: { error: 'quota exceeded for this plan' } };
+    case 'ratelimit':
+      return { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': '1' } };
+    case 'flaky': {
+      const n = (seen.get(key) ?? 0) + 1;
+      seen.set(key, n);
+      return n === 1 ? { status: 500, body: { error: 'internal error' } } : undefined;
+    }
+    case 'garbage':
+      return { status: 200, body: '<html>Service temporarily unavailable</html>', contentType: 'text/html' };
+    default:
+      return undefined;
+  }
+}
+
+export async function startFake(handler: Handler, options: FakeOptions = {}): Promise<Fake> {
+  const requests: LoggedRequest[] = [];
+  let inFlight = 0;
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const logged: LoggedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        concurrent: inFlight,
+      };
+      requests.push(logged);
+      let answer: Handled;
+      try {
+        answer = handler(logged);
+      } catch (err) {
+        answer = { status: 500, body: { error: (err as Error).message } };
+      }
+      const slow = [...url.searchParams.values(), logged.body].some((v) => v.includes('slow.'));
+      setTimeout(
+        () => {
+          const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+          res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json', ...answer.headers });
+          res.end(text);
+        },
+        (options.latencyMs ?? 0) + (slow ? 2000 : 0),
+      );
+    });
+    res.on('close', () => inFlight--);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A deterministic number in [min, max] for a domain and a field: the same every run. */
+export function valueFor(domain: string, field: string, min: number, max: number): number {
+  let h = 2166136261;
+  for (const c of `${field}:${domain}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+  return min + ((h >>> 0) % (max - min + 1));
+}

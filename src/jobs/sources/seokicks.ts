@@ -1,0 +1,42 @@
+// seokicks: GET {base}/SEOkicksService/V1/inlinkData with the key as `appid` (upstreams.md). The four counts
+// arrive as strings of digits; the body is JSON whatever its Content-Type says.
+import { Type } from 'typebox';
+import type { Config } from '../../config.ts';
+import type { Outcome, Source } from './source.ts';
+import { byStatus, call, digits, fail, isFailure, parseBody } from './upstream.ts';
+
+const Reply = Type.Object({
+  Overview: Type.Object({ linkpop: Type.Unknown(), domainpop: Type.Unknown(), ippop: Type.Unknown(), netpop: Type.Unknown() }),
+  Results: Type.Optional(Type.Array(Type.Unknown())),
+});
+
+export function seokicksSource(settings: Config['providers']['seokicks']): Source {
+  async function one(domain: string, permit: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
+    if (!settings.apiKey) return fail('source_not_configured', 'SEOKICKS_API_KEY is not set');
+    const url = new URL('/SEOkicksService/V1/inlinkData', settings.baseUrl);
+    url.search = new URLSearchParams({ appid: settings.apiKey, query: domain, details: '2', results: '50', output: 'json' }).toString();
+    await permit();
+    const res = await call(url.toString(), { signal });
+    if (isFailure(res)) return res;
+    const refused = byStatus(res, 'SEOkicks');
+    if (refused) return refused;
+    const parsed = parseBody('SEOkicks', res.text, Reply);
+    if (!parsed.ok) {
+      // The service reports key and credit problems in a 200 body instead of a status.
+      if (/quota|credit/i.test(res.text)) return fail('upstream_quota', 'SEOkicks reports the credits or quota are used up', parsed.raw);
+      if (/key|appid/i.test(res.text)) return fail('upstream_auth', 'SEOkicks refused the key', parsed.raw);
+      return parsed;
+    }
+    const o = parsed.value.Overview;
+    const columns = { linkpop: digits(o.linkpop), domainpop: digits(o.domainpop), ip_pop: digits(o.ippop), classc_pop: digits(o.netpop) };
+    if (Object.values(columns).some((v) => v === undefined)) {
+      return fail('upstream_bad_response', 'SEOkicks counts are not numbers', parsed.raw);
+    }
+    return { ok: true, columns, raw: parsed.raw };
+  }
+  return {
+    name: 'seokicks',
+    batchSize: 1,
+    fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context.permit, context.signal))),
+  };
+}
