@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { JOB_SOURCES, type Config, type JobSource } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
 import { pingSource } from './ping.ts';
+import { mozSource } from './moz.ts';
 import { seokicksSource } from './seokicks.ts';
 import type { Outcome, Source } from './source.ts';
 
@@ -23,6 +24,7 @@ export function createSources(deps: SourceDeps): Map<JobSource, Source> {
   const sources = new Map<JobSource, Source>();
   sources.set('ping', pingSource({ outbound: deps.outbound, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
   sources.set('seokicks', seokicksSource(deps.providers.seokicks));
+  sources.set('moz', mozSource(deps.providers.moz));
   for (const name of JOB_SOURCES) if (!sources.has(name)) sources.set(name, notBuilt(name));
   return sources;
 }

@@ -1,0 +1,84 @@
+// moz: POST {base}/v2/url_metrics with up to 10 targets a call (upstreams.md). Results come back in request
+// order; each is also checked by name, so a reordered answer is caught rather than misfiled.
+import { Type } from 'typebox';
+import type { Config } from '../../config.ts';
+import type { Outcome, Source } from './source.ts';
+import { byStatus, call, fail, isFailure, parseBody } from './upstream.ts';
+
+const Metric = Type.Union([Type.Number(), Type.Null()]);
+const Reply = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      page: Type.Optional(Type.String()),
+      subdomain: Type.Optional(Type.String()),
+      root_domain: Type.Optional(Type.String()),
+      domain_authority: Metric,
+      page_authority: Metric,
+      spam_score: Metric,
+      root_domains_to_root_domain: Metric,
+      external_pages_to_root_domain: Metric,
+    }),
+  ),
+});
+
+export function mozSource(settings: Config['providers']['moz']): Source {
+  const auth: Record<string, string> | undefined = settings.token
+    ? { 'x-moz-token': settings.token }
+    : settings.accessId && settings.secretKey
+      ? { authorization: `Basic ${Buffer.from(`${settings.accessId}:${settings.secretKey}`).toString('base64')}` }
+      : undefined;
+
+  return {
+    name: 'moz',
+    batchSize: 10,
+    async fetch(domains, { permit, signal }): Promise<Outcome[]> {
+      const all = (outcome: Outcome) => domains.map(() => outcome);
+      if (!auth) return all(fail('source_not_configured', 'MOZ_TOKEN (or MOZ_ACCESS_ID and MOZ_SECRET_KEY) is not set'));
+      await permit();
+      const res = await call(new URL('/v2/url_metrics', settings.baseUrl).toString(), {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ targets: domains }),
+        signal,
+      });
+      if (isFailure(res)) return all(res);
+      const refused = byStatus(res, 'Moz');
+      if (refused) return all(refused);
+      const parsed = parseBody('Moz', res.text, Reply);
+      if (!parsed.ok) return all(parsed);
+      const { results } = parsed.value;
+      if (results.length !== domains.length) {
+        return all(fail('upstream_bad_response', `Moz answered ${results.length} results for ${domains.length} targets`, parsed.raw));
+      }
+      return domains.map((domain, i) => {
+        const r = results[i]!;
+        if (!namesMatch(domain, r)) {
+          return fail('upstream_bad_response', `Moz result ${i} is for ${r.subdomain ?? r.page ?? '?'}, not ${domain}`, { request_index: i, result: r });
+        }
+        return {
+          ok: true,
+          columns: {
+            domain_authority: r.domain_authority,
+            page_authority: r.page_authority,
+            // -1 is Moz's "unknown".
+            spam_score: r.spam_score === -1 ? null : r.spam_score,
+            linking_domains: integer(r.root_domains_to_root_domain),
+            inbound_links: integer(r.external_pages_to_root_domain),
+          },
+          raw: { request_index: i, result: r, batch: domains },
+        };
+      });
+    },
+  };
+}
+
+/** Whether a result names the target: its page, subdomain or root domain, without scheme, `www.` or slash. */
+function namesMatch(domain: string, r: { page?: string; subdomain?: string; root_domain?: string }): boolean {
+  const bare = (v: string) => v.toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+$/, '');
+  const want = bare(domain);
+  return [r.page, r.subdomain, r.root_domain].some((v) => v !== undefined && bare(v) === want);
+}
+
+function integer(value: number | null): number | null {
+  return value === null ? null : Math.round(value);
+}
