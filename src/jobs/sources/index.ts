@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { JOB_SOURCES, type Config, type JobSource } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
 import { pingSource } from './ping.ts';
+import { ahrefsBacklinksSource, ahrefsTrafficSource } from './ahrefs.ts';
 import { mozSource } from './moz.ts';
 import { seokicksSource } from './seokicks.ts';
 import type { Outcome, Source } from './source.ts';
@@ -25,6 +26,8 @@ export function createSources(deps: SourceDeps): Map<JobSource, Source> {
   sources.set('ping', pingSource({ outbound: deps.outbound, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
   sources.set('seokicks', seokicksSource(deps.providers.seokicks));
   sources.set('moz', mozSource(deps.providers.moz));
+  sources.set('ahrefs_backlinks', ahrefsBacklinksSource(deps.providers.ahrefs));
+  sources.set('ahrefs_traffic', ahrefsTrafficSource(deps.providers.ahrefs));
   for (const name of JOB_SOURCES) if (!sources.has(name)) sources.set(name, notBuilt(name));
   return sources;
 }

@@ -1,0 +1,71 @@
+// Fake Ahrefs API v3 (upstreams.md): Bearer auth, `date` required on every request, batch-analysis for
+// backlinks, site-explorer metrics / organic-keywords / top-pages for traffic, `{"error": …}` bodies.
+import { faultAnswer, faultOf, startFake, valueFor, type Fake, type FakeOptions, type Handled, type LoggedRequest } from './server.ts';
+
+export function startAhrefsFake(options: FakeOptions & { apiKey: string; basePath?: string }): Promise<Fake> {
+  const seen = new Map<string, number>();
+  const base = options.basePath ?? '/v3';
+  return startFake((req) => {
+    if (req.headers.authorization !== `Bearer ${options.apiKey}`) return { status: 401, body: { error: 'Invalid API key' } };
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(req.query.get('date') ?? '')) return { status: 400, body: { error: 'date is required (YYYY-MM-DD)' } };
+    const path = req.path.startsWith(base) ? req.path.slice(base.length) : req.path;
+    if (req.method === 'POST' && path === '/batch-analysis/batch-analysis') return backlinks(req, seen);
+    if (req.method === 'GET' && path.startsWith('/site-explorer/')) return siteExplorer(path.slice('/site-explorer/'.length), req, seen);
+    return { status: 404, body: { error: 'unknown endpoint' } };
+  }, options);
+}
+
+function backlinks(req: LoggedRequest, seen: Map<string, number>): Handled {
+  const body = JSON.parse(req.body) as { select: string[]; targets: { url: string; mode: string; protocol: string }[] };
+  const url = body.targets[0]?.url ?? '';
+  const fault = faultOf(url);
+  const generic = faultAnswer(fault, seen, `bl:${url}`);
+  if (generic) return generic;
+  if (fault === 'nodata') return { status: 404, body: { error: 'target not indexed' } };
+  if (fault === 'malformed') return { status: 200, body: { targets: [{ index: 0, url, domain_rating: 'high' }] } };
+  return {
+    status: 200,
+    body: {
+      targets: body.targets.map((t, index) => {
+        const backlinks = t.url.startsWith('zero.') ? 0 : valueFor(t.url, 'bl', 1, 900_000);
+        return {
+          index,
+          url: t.url,
+          domain_rating: valueFor(t.url, 'dr', 0, 1000) / 10,
+          backlinks,
+          backlinks_dofollow: Math.floor(backlinks * (valueFor(t.url, 'df', 0, 100) / 100)),
+          refdomains: valueFor(t.url, 'rd', 0, 20_000),
+        };
+      }),
+    },
+  };
+}
+
+function siteExplorer(endpoint: string, req: LoggedRequest, seen: Map<string, number>): Handled {
+  const target = req.query.get('target') ?? '';
+  const fault = faultOf(target);
+  const generic = faultAnswer(fault, seen, `${endpoint}:${target}`);
+  if (generic) return generic;
+  if (fault === 'nodata') return { status: 404, body: { error: 'target not indexed' } };
+  const limit = Number(req.query.get('limit') ?? 10);
+  switch (endpoint) {
+    case 'metrics':
+      if (fault === 'malformed') return { status: 200, body: { metrics: { org_traffic: 'lots' } } };
+      return {
+        status: 200,
+        body: { metrics: { org_traffic: valueFor(target, 'ot', 0, 2_000_000), org_cost: valueFor(target, 'oc', 0, 90_000_000), org_keywords: valueFor(target, 'ok', 0, 80_000) } },
+      };
+    case 'organic-keywords':
+      return {
+        status: 200,
+        body: { keywords: Array.from({ length: limit }, (_, i) => ({ keyword: `${target} keyword ${i}`, volume: 1000 - i, best_position: i + 1, sum_traffic: 500 - i })) },
+      };
+    case 'top-pages':
+      return {
+        status: 200,
+        body: { pages: Array.from({ length: limit }, (_, i) => ({ url: `https://${target}/page-${i}`, sum_traffic: 900 - i, keywords: 40 - i })) },
+      };
+    default:
+      return { status: 404, body: { error: 'unknown endpoint' } };
+  }
+}

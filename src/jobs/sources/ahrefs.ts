@@ -1,0 +1,90 @@
+// ahrefs_backlinks and ahrefs_traffic: Ahrefs API v3 with `Authorization: Bearer` and the `date` every
+// request needs (upstreams.md). Traffic makes three calls: metrics (typed columns), then top keywords and top
+// pages, which go into `raw`.
+import { Type, type TSchema } from 'typebox';
+import type { Config } from '../../config.ts';
+import type { FetchContext, Outcome, Source } from './source.ts';
+import { byStatus, call, fail, isFailure, parseBody, type Failure } from './upstream.ts';
+
+const Count = Type.Integer({ minimum: 0 });
+const BacklinksReply = Type.Object({
+  targets: Type.Array(
+    Type.Object({ domain_rating: Type.Number(), backlinks: Count, backlinks_dofollow: Count, refdomains: Count }),
+    { minItems: 1 },
+  ),
+});
+const MetricsReply = Type.Object({ metrics: Type.Object({ org_traffic: Type.Number({ minimum: 0 }), org_cost: Type.Number({ minimum: 0 }) }) });
+const KeywordsReply = Type.Object({ keywords: Type.Array(Type.Unknown()) });
+const PagesReply = Type.Object({ pages: Type.Array(Type.Unknown()) });
+
+type Settings = Config['providers']['ahrefs'];
+
+export function ahrefsBacklinksSource(settings: Settings): Source {
+  async function one(domain: string, context: FetchContext): Promise<Outcome> {
+    if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
+    const body = {
+      select: ['domain_rating', 'backlinks', 'backlinks_dofollow', 'refdomains'],
+      targets: [{ url: domain, mode: 'subdomains', protocol: 'both' }],
+    };
+    const got = await get(settings, context, 'POST', '/batch-analysis/batch-analysis', {}, BacklinksReply, body);
+    if (!got.ok) return got;
+    const t = got.value.targets[0]!;
+    return {
+      ok: true,
+      columns: {
+        domain_rating: t.domain_rating,
+        backlinks: t.backlinks,
+        ref_domains: t.refdomains,
+        dofollow_pct: t.backlinks === 0 ? null : Math.round((10_000 * t.backlinks_dofollow) / t.backlinks) / 100,
+      },
+      raw: got.raw,
+    };
+  }
+  return { name: 'ahrefs_backlinks', batchSize: 1, fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+}
+
+export function ahrefsTrafficSource(settings: Settings): Source {
+  async function one(domain: string, context: FetchContext): Promise<Outcome> {
+    if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
+    const metrics = await get(settings, context, 'GET', '/site-explorer/metrics', { target: domain, mode: 'subdomains' }, MetricsReply);
+    if (!metrics.ok) return metrics;
+    const top = { target: domain, order_by: 'sum_traffic:desc', limit: '10' };
+    const keywords = await get(settings, context, 'GET', '/site-explorer/organic-keywords', { ...top, select: 'keyword,volume,best_position,sum_traffic' }, KeywordsReply);
+    if (!keywords.ok) return keywords;
+    const pages = await get(settings, context, 'GET', '/site-explorer/top-pages', { ...top, select: 'url,sum_traffic,keywords' }, PagesReply);
+    if (!pages.ok) return pages;
+    const m = metrics.value.metrics;
+    return {
+      ok: true,
+      // org_cost is in US cents.
+      columns: { organic_traffic: Math.round(m.org_traffic), traffic_value: Math.round(m.org_cost) / 100 },
+      raw: { metrics: metrics.raw, keywords: keywords.raw, pages: pages.raw },
+    };
+  }
+  return { name: 'ahrefs_traffic', batchSize: 1, fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+}
+
+/** One Ahrefs call with the date parameter, status rules, and a schema check of the body. */
+async function get<T extends TSchema>(
+  settings: Settings,
+  context: FetchContext,
+  method: 'GET' | 'POST',
+  path: string,
+  query: Record<string, string>,
+  schema: T,
+  body?: unknown,
+) {
+  const url = new URL(`${settings.baseUrl.replace(/\/+$/, '')}${path}`);
+  url.search = new URLSearchParams({ ...query, date: new Date().toISOString().slice(0, 10) }).toString();
+  await context.permit();
+  const res = await call(url.toString(), {
+    method,
+    headers: { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: context.signal,
+  });
+  if (isFailure(res)) return res;
+  const refused: Failure | undefined = byStatus(res, 'Ahrefs');
+  if (refused) return refused;
+  return parseBody('Ahrefs', res.text, schema);
+}
