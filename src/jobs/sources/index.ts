@@ -1,12 +1,13 @@
 // The sources a worker runs, built from settings. Adding a provider is one file here and one line below.
 import type { LookupFunction } from 'node:net';
-import { JOB_SOURCES, type Config, type JobSource } from '../../config.ts';
+import type { Config, JobSource } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
 import { pingSource } from './ping.ts';
 import { ahrefsBacklinksSource, ahrefsTrafficSource } from './ahrefs.ts';
 import { mozSource } from './moz.ts';
 import { seokicksSource } from './seokicks.ts';
-import type { Outcome, Source } from './source.ts';
+import { waybackSource } from './wayback.ts';
+import type { Source } from './source.ts';
 
 export { failAll, type ErrorCode, type FetchContext, type Outcome, type Source } from './source.ts';
 export { pingSource, type PingOptions } from './ping.ts';
@@ -28,12 +29,6 @@ export function createSources(deps: SourceDeps): Map<JobSource, Source> {
   sources.set('moz', mozSource(deps.providers.moz));
   sources.set('ahrefs_backlinks', ahrefsBacklinksSource(deps.providers.ahrefs));
   sources.set('ahrefs_traffic', ahrefsTrafficSource(deps.providers.ahrefs));
-  for (const name of JOB_SOURCES) if (!sources.has(name)) sources.set(name, notBuilt(name));
+  sources.set('wayback', waybackSource(deps.providers.wayback));
   return sources;
-}
-
-/** A provider whose adapter this build does not have yet: an honest error row, never numbers. */
-function notBuilt(name: JobSource): Source {
-  const outcome: Outcome = { ok: false, code: 'source_not_configured', message: `this build has no ${name} adapter yet` };
-  return { name, batchSize: 1, fetch: async (domains) => domains.map(() => outcome) };
 }
