@@ -31,11 +31,14 @@ function adminLogger(config: Config): Logger {
 async function serve(roles: readonly Role[]): Promise<void> {
   const config = settings();
   const log = createLogger({ level: config.logLevel, name: 'domainkit' });
-  const running = await startRoles(config, log, roles).catch((err: unknown) => {
+  const starting = startRoles(config, log, roles);
+  // Signals are handled from the first moment: a Ctrl-C during start-up waits for the roles to be up, then
+  // stops them, so the embedded database (in a session of its own) is never left behind.
+  onShutdown(async () => (await starting.catch(() => undefined))?.stop(), log);
+  await starting.catch((err: unknown) => {
     log.fatal({ err }, 'could not start');
     process.exit(1);
   });
-  onShutdown(running.stop, log);
 }
 
 const program = new Command('domainkit')
