@@ -8,7 +8,7 @@ import { buildMailApp, createSmtpServer } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import type { App } from './platform/http/index.ts';
 import type { Logger } from './platform/log.ts';
-import { createOutbound, policyFor, type Outbound } from './platform/net/index.ts';
+import { allowEverything, createOutbound, policyFor, type Outbound } from './platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
 import { startDeliveryWorker, type WebhookService } from './platform/webhooks/index.ts';
 
@@ -32,6 +32,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   let smtp: SMTPServer | undefined;
   let queue: Queue | undefined;
   let outbound: Outbound | undefined;
+  let providerHttp: Outbound | undefined;
   let engine: Engine | undefined;
   const addresses: Running['addresses'] = {};
 
@@ -40,7 +41,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
     await engine?.stop();
     if (queue) await stopQueue(queue);
-    await outbound?.close();
+    await Promise.all([outbound?.close(), providerHttp?.close()]);
     await db.close();
   };
 
@@ -72,6 +73,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     }
     if (roles.includes('worker')) {
       outbound = createOutbound({ policy: policyFor(config.allowPrivateNetwork) });
+      providerHttp = createOutbound({ policy: allowEverything });
       const userAgent = `domainkit/${VERSION}`;
       await startDeliveryWorker({ pool: db.pool, queue: queue!, outbound, services: webhookServices(config), log, userAgent });
       engine = await startEngine({
@@ -79,7 +81,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         databaseUrl: db.url,
         queue: queue!,
         log,
-        sources: createSources({ providers: config.providers, outbound, userAgent }),
+        sources: createSources({ providers: config.providers, outbound, providerHttp, userAgent }),
         limits: config.jobs.sources,
         publicUrl: config.jobs.publicUrl,
       });

@@ -3,6 +3,7 @@
 // pages, which go into `raw`.
 import { Type, type TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
+import type { Outbound } from '../../platform/net/index.ts';
 import type { FetchContext, Outcome, Source } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody, type Failure } from './upstream.ts';
 
@@ -19,14 +20,14 @@ const PagesReply = Type.Object({ pages: Type.Array(Type.Unknown()) });
 
 type Settings = Config['providers']['ahrefs'];
 
-export function ahrefsBacklinksSource(settings: Settings): Source {
+export function ahrefsBacklinksSource(settings: Settings, http: Outbound): Source {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
     const body = {
       select: ['domain_rating', 'backlinks', 'backlinks_dofollow', 'refdomains'],
       targets: [{ url: domain, mode: 'subdomains', protocol: 'both' }],
     };
-    const got = await get(settings, context, 'POST', '/batch-analysis/batch-analysis', {}, BacklinksReply, body);
+    const got = await get(settings, http, context, 'POST', '/batch-analysis/batch-analysis', {}, BacklinksReply, body);
     if (!got.ok) return got;
     const t = got.value.targets[0]!;
     return {
@@ -43,15 +44,15 @@ export function ahrefsBacklinksSource(settings: Settings): Source {
   return { name: 'ahrefs_backlinks', batchSize: 1, fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
 }
 
-export function ahrefsTrafficSource(settings: Settings): Source {
+export function ahrefsTrafficSource(settings: Settings, http: Outbound): Source {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
-    const metrics = await get(settings, context, 'GET', '/site-explorer/metrics', { target: domain, mode: 'subdomains' }, MetricsReply);
+    const metrics = await get(settings, http, context, 'GET', '/site-explorer/metrics', { target: domain, mode: 'subdomains' }, MetricsReply);
     if (!metrics.ok) return metrics;
     const top = { target: domain, order_by: 'sum_traffic:desc', limit: '10' };
-    const keywords = await get(settings, context, 'GET', '/site-explorer/organic-keywords', { ...top, select: 'keyword,volume,best_position,sum_traffic' }, KeywordsReply);
+    const keywords = await get(settings, http, context, 'GET', '/site-explorer/organic-keywords', { ...top, select: 'keyword,volume,best_position,sum_traffic' }, KeywordsReply);
     if (!keywords.ok) return keywords;
-    const pages = await get(settings, context, 'GET', '/site-explorer/top-pages', { ...top, select: 'url,sum_traffic,keywords' }, PagesReply);
+    const pages = await get(settings, http, context, 'GET', '/site-explorer/top-pages', { ...top, select: 'url,sum_traffic,keywords' }, PagesReply);
     if (!pages.ok) return pages;
     const m = metrics.value.metrics;
     return {
@@ -67,6 +68,7 @@ export function ahrefsTrafficSource(settings: Settings): Source {
 /** One Ahrefs call with the date parameter, status rules, and a schema check of the body. */
 async function get<T extends TSchema>(
   settings: Settings,
+  http: Outbound,
   context: FetchContext,
   method: 'GET' | 'POST',
   path: string,
@@ -77,7 +79,7 @@ async function get<T extends TSchema>(
   const url = new URL(`${settings.baseUrl.replace(/\/+$/, '')}${path}`);
   url.search = new URLSearchParams({ ...query, date: new Date().toISOString().slice(0, 10) }).toString();
   await context.permit();
-  const res = await call(url.toString(), {
+  const res = await call(http, url.toString(), {
     method,
     headers: { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,

@@ -15,8 +15,10 @@ export { pingSource, type PingOptions } from './ping.ts';
 export interface SourceDeps {
   /** Credentials and base addresses of the providers. */
   providers: Config['providers'];
-  /** The outbound client for user-chosen targets (ping). */
+  /** The outbound client for user-chosen targets (ping), under the address policy. */
   outbound: Outbound;
+  /** The outbound client for the providers, whose hosts the operator sets (any address). */
+  providerHttp: Outbound;
   userAgent: string;
   lookup?: LookupFunction;
   pingUrls?: (domain: string) => string[];
@@ -25,10 +27,10 @@ export interface SourceDeps {
 export function createSources(deps: SourceDeps): Map<JobSource, Source> {
   const sources = new Map<JobSource, Source>();
   sources.set('ping', pingSource({ outbound: deps.outbound, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
-  sources.set('seokicks', seokicksSource(deps.providers.seokicks));
-  sources.set('moz', mozSource(deps.providers.moz));
-  sources.set('ahrefs_backlinks', ahrefsBacklinksSource(deps.providers.ahrefs));
-  sources.set('ahrefs_traffic', ahrefsTrafficSource(deps.providers.ahrefs));
-  sources.set('wayback', waybackSource(deps.providers.wayback));
+  sources.set('seokicks', seokicksSource(deps.providers.seokicks, deps.providerHttp));
+  sources.set('moz', mozSource(deps.providers.moz, deps.providerHttp));
+  sources.set('ahrefs_backlinks', ahrefsBacklinksSource(deps.providers.ahrefs, deps.providerHttp));
+  sources.set('ahrefs_traffic', ahrefsTrafficSource(deps.providers.ahrefs, deps.providerHttp));
+  sources.set('wayback', waybackSource(deps.providers.wayback, deps.providerHttp));
   return sources;
 }

@@ -2,6 +2,7 @@
 // order; each is also checked by name, so a reordered answer is caught rather than misfiled.
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
+import type { Outbound } from '../../platform/net/index.ts';
 import type { Outcome, Source } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody } from './upstream.ts';
 
@@ -21,7 +22,7 @@ const Reply = Type.Object({
   ),
 });
 
-export function mozSource(settings: Config['providers']['moz']): Source {
+export function mozSource(settings: Config['providers']['moz'], http: Outbound): Source {
   const auth: Record<string, string> | undefined = settings.token
     ? { 'x-moz-token': settings.token }
     : settings.accessId && settings.secretKey
@@ -35,7 +36,7 @@ export function mozSource(settings: Config['providers']['moz']): Source {
       const all = (outcome: Outcome) => domains.map(() => outcome);
       if (!auth) return all(fail('source_not_configured', 'MOZ_TOKEN (or MOZ_ACCESS_ID and MOZ_SECRET_KEY) is not set'));
       await permit();
-      const res = await call(new URL('/v2/url_metrics', settings.baseUrl).toString(), {
+      const res = await call(http, new URL('/v2/url_metrics', settings.baseUrl).toString(), {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ targets: domains }),

@@ -2,6 +2,7 @@
 // arrive as strings of digits; the body is JSON whatever its Content-Type says.
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
+import type { Outbound } from '../../platform/net/index.ts';
 import type { Outcome, Source } from './source.ts';
 import { byStatus, call, digits, fail, isFailure, parseBody } from './upstream.ts';
 
@@ -10,13 +11,13 @@ const Reply = Type.Object({
   Results: Type.Optional(Type.Array(Type.Unknown())),
 });
 
-export function seokicksSource(settings: Config['providers']['seokicks']): Source {
+export function seokicksSource(settings: Config['providers']['seokicks'], http: Outbound): Source {
   async function one(domain: string, permit: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'SEOKICKS_API_KEY is not set');
     const url = new URL('/SEOkicksService/V1/inlinkData', settings.baseUrl);
     url.search = new URLSearchParams({ appid: settings.apiKey, query: domain, details: '2', results: '50', output: 'json' }).toString();
     await permit();
-    const res = await call(url.toString(), { signal });
+    const res = await call(http, url.toString(), { signal });
     if (isFailure(res)) return res;
     const refused = byStatus(res, 'SEOkicks');
     if (refused) return refused;

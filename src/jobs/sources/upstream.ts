@@ -1,52 +1,34 @@
 // What the provider adapters share: one HTTP call to a provider, and the mapping of its HTTP outcome onto
 // the error classes of result rows. Decide on the status first, the body second (upstreams.md).
-import { Agent, request } from 'undici';
+import { OutboundError, type Outbound, type OutboundResponse } from '../../platform/net/index.ts';
 import { Compile } from 'typebox/compile';
 import type { TSchema, Static } from 'typebox';
 import type { ErrorCode, Outcome } from './source.ts';
 
 export type Failure = Extract<Outcome, { ok: false }>;
 
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
+export type UpstreamResponse = Pick<OutboundResponse, 'status' | 'headers'> & { text: string };
 
 const TIMEOUT_MS = 30_000;
 const MAX_BODY = 8 * 1024 * 1024;
-// Providers are fixed hosts chosen by the operator's settings, so they go through a plain pooled client.
-const agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
 
-/** One request; network failures and timeouts come back as a transient `upstream_unavailable` failure. */
+/**
+ * One request through the platform's outbound client (the provider client: hosts come from the operator's
+ * settings, so its address policy lets everything through); failures to get an answer come back as a
+ * transient `upstream_unavailable`.
+ */
 export async function call(
+  http: Outbound,
   url: string,
-  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal?: AbortSignal; timeoutMs?: number },
+  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
 ): Promise<UpstreamResponse | Failure> {
-  const signal = AbortSignal.any([AbortSignal.timeout(init.timeoutMs ?? TIMEOUT_MS), ...(init.signal ? [init.signal] : [])]);
   try {
-    const res = await request(url, { dispatcher: agent, method: init.method ?? 'GET', headers: init.headers, body: init.body, signal });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY) {
-        res.body.destroy();
-        return fail('upstream_bad_response', `the response is larger than ${MAX_BODY} bytes`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return { status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
+    const res = await http.request(url, { ...init, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BODY });
+    if (res.truncated) return fail('upstream_bad_response', `the response is larger than ${MAX_BODY} bytes`);
+    return { status: res.status, headers: res.headers, text: res.body.toString('utf8') };
   } catch (err) {
-    const e = err as Error & { code?: string };
-    const refused = e.code === 'ECONNREFUSED';
-    return {
-      ok: false,
-      code: 'upstream_unavailable',
-      message: `${refused ? 'connection refused' : e.name === 'TimeoutError' ? 'timed out' : 'network error'}: ${e.message}`,
-      transient: {},
-      raw: { error: e.code ?? e.name },
-    };
+    if (!(err instanceof OutboundError)) throw err;
+    return fail('upstream_unavailable', err.message, { error: err.kind }, {});
   }
 }
 

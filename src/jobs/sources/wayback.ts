@@ -3,6 +3,7 @@
 // (one in flight, 0.4 requests/s) paces each page, and a refused connection holds every worker for a minute.
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
+import type { Outbound } from '../../platform/net/index.ts';
 import type { FetchContext, Outcome, Source } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody } from './upstream.ts';
 
@@ -12,7 +13,7 @@ const RAW_CAPTURES = 10_000;
 const Reply = Type.Array(Type.Array(Type.String()));
 const STAMP = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 
-export function waybackSource(settings: Config['providers']['wayback']): Source {
+export function waybackSource(settings: Config['providers']['wayback'], http: Outbound): Source {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     const pages: { captures: number; resume_key: string | null }[] = [];
     const captures: string[][] = [];
@@ -32,10 +33,10 @@ export function waybackSource(settings: Config['providers']['wayback']): Source 
         ...(resumeKey ? { resumeKey } : {}),
       }).toString();
       await context.permit();
-      const res = await call(url.toString(), { signal: context.signal });
+      const res = await call(http, url.toString(), { signal: context.signal });
       if (isFailure(res)) {
         // A refused connection is how a blocked client meets the archive: stop everyone for a minute.
-        return res.message.startsWith('connection refused') ? { ...res, transient: { retryAfterMs: 60_000 } } : res;
+        return res.message.includes('ECONNREFUSED') ? { ...res, transient: { retryAfterMs: 60_000 } } : res;
       }
       const refused = byStatus(res, 'the Wayback Machine');
       if (refused) return refused;

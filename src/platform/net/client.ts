@@ -46,6 +46,8 @@ export interface OutboundRequest {
   maxRedirects?: number;
   /** Bytes of response body kept; the rest is not read. */
   maxBodyBytes?: number;
+  /** Cancels the exchange early (a stopping worker); the timeout applies either way. */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -91,7 +93,8 @@ export function createOutbound(options: OutboundOptions): Outbound {
 
   return {
     async request(address, init) {
-      const signal = AbortSignal.timeout(init.timeoutMs);
+      const timeout = AbortSignal.timeout(init.timeoutMs);
+      const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
       const chain: RedirectHop[] = [];
       let url = parseHttpUrl(address, chain);
       let method: string = init.method ?? 'GET';

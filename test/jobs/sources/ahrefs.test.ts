@@ -2,16 +2,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAhrefsFake } from '../../../src/dev/fakes/ahrefs.ts';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
+import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
 import { ahrefsBacklinksSource, ahrefsTrafficSource } from '../../../src/jobs/sources/ahrefs.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 
 let fake: Fake;
+// The provider client, as roles.ts builds it.
+const http = createOutbound({ policy: allowEverything });
 const KEY = 'ahrefs-key-1';
 const ctx = { signal: new AbortController().signal, permit: async () => undefined };
 /** `null` for no key at all. */
 const settings = (apiKey: string | null = KEY) => ({ apiKey: apiKey ?? undefined, baseUrl: `${fake.url}/v3` });
-const backlinks = async (d: string, apiKey?: string | null): Promise<Outcome> => (await ahrefsBacklinksSource(settings(apiKey)).fetch([d], ctx))[0]!;
-const traffic = async (d: string, apiKey?: string | null): Promise<Outcome> => (await ahrefsTrafficSource(settings(apiKey)).fetch([d], ctx))[0]!;
+const backlinks = async (d: string, apiKey?: string | null): Promise<Outcome> => (await ahrefsBacklinksSource(settings(apiKey), http).fetch([d], ctx))[0]!;
+const traffic = async (d: string, apiKey?: string | null): Promise<Outcome> => (await ahrefsTrafficSource(settings(apiKey), http).fetch([d], ctx))[0]!;
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
@@ -19,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fake.close();
+  await http.close();
 });
 
 describe('ahrefs_backlinks adapter', () => {

@@ -2,21 +2,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMozFake } from '../../../src/dev/fakes/moz.ts';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
+import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
 import { mozSource } from '../../../src/jobs/sources/moz.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 
 let fake: Fake;
+// The provider client, as roles.ts builds it.
+const http = createOutbound({ policy: allowEverything });
 const TOKEN = 'moz-token-xyz';
 const ctx = { signal: new AbortController().signal, permit: async () => undefined };
 type Settings = Parameters<typeof mozSource>[0];
 const settings = (over: Partial<Settings> = {}): Settings => ({ token: TOKEN, accessId: undefined, secretKey: undefined, baseUrl: fake.url, ...over });
-const fetchAll = (domains: string[], over: Partial<Settings> = {}): Promise<Outcome[]> => mozSource(settings(over)).fetch(domains, ctx);
+const fetchAll = (domains: string[], over: Partial<Settings> = {}): Promise<Outcome[]> => mozSource(settings(over), http).fetch(domains, ctx);
 
 beforeAll(async () => {
   fake = await startMozFake({ token: TOKEN, accessId: 'mozscape-abc', secretKey: 's3cret' });
 });
 afterAll(async () => {
   await fake.close();
+  await http.close();
 });
 
 describe('moz adapter', () => {

@@ -2,19 +2,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSeokicksFake } from '../../../src/dev/fakes/seokicks.ts';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
+import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
 import { seokicksSource } from '../../../src/jobs/sources/seokicks.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 
 let fake: Fake;
+// The provider client, as roles.ts builds it.
+const http = createOutbound({ policy: allowEverything });
 const KEY = 'sk-test-123';
 const fetchOne = async (domain: string, settings = { apiKey: KEY as string | undefined, baseUrl: fake.url }): Promise<Outcome> =>
-  (await seokicksSource(settings).fetch([domain], { signal: new AbortController().signal, permit: async () => undefined }))[0]!;
+  (await seokicksSource(settings, http).fetch([domain], { signal: new AbortController().signal, permit: async () => undefined }))[0]!;
 
 beforeAll(async () => {
   fake = await startSeokicksFake({ apiKey: KEY });
 });
 afterAll(async () => {
   await fake.close();
+  await http.close();
 });
 
 describe('seokicks adapter', () => {

@@ -1,11 +1,14 @@
 // The wayback adapter against its fake (src/dev/fakes/wayback.ts): paging by resume key, counts, faults.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
+import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
 import { captureTimestamp, startWaybackFake } from '../../../src/dev/fakes/wayback.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 import { waybackSource } from '../../../src/jobs/sources/wayback.ts';
 
 let fake: Fake;
+// The provider client, as roles.ts builds it.
+const http = createOutbound({ policy: allowEverything });
 let permits = 0;
 const ctx = {
   signal: new AbortController().signal,
@@ -13,7 +16,7 @@ const ctx = {
     permits++;
   },
 };
-const fetchOne = async (d: string, baseUrl = fake.url): Promise<Outcome> => (await waybackSource({ baseUrl }).fetch([d], ctx))[0]!;
+const fetchOne = async (d: string, baseUrl = fake.url): Promise<Outcome> => (await waybackSource({ baseUrl }, http).fetch([d], ctx))[0]!;
 const iso = (stamp: string) => `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(8, 10)}:${stamp.slice(10, 12)}:${stamp.slice(12, 14)}.000Z`;
 
 beforeAll(async () => {
@@ -21,6 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fake.close();
+  await http.close();
 });
 
 describe('wayback adapter', () => {
