@@ -14,7 +14,7 @@ import { createJob } from '../src/jobs/create.ts';
 import { createPool } from '../src/platform/db/index.ts';
 import { allowEverything, createOutbound } from '../src/platform/net/index.ts';
 import { startQueue, stopQueue } from '../src/platform/queue.ts';
-import { log, scratchDatabase, writeResult } from './lib.ts';
+import { freePort, log, scratchDatabase, writeResult } from './lib.ts';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20);
 const WORKER = fileURLToPath(new URL('../test/fixtures/jobs-worker.ts', import.meta.url));
@@ -26,12 +26,7 @@ const server = createServer((req, res) => {
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const port = (server.address() as AddressInfo).port;
-const closedPort = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const p = (probe.address() as AddressInfo).port;
-    probe.close(() => resolve(p));
-  });
-});
+const closedPort = await freePort();
 
 const db = await scratchDatabase();
 const pool = createPool(db.url, log);

@@ -5,13 +5,12 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeKey } from '../src/jobs/index.ts';
 import { createPool } from '../src/platform/db/index.ts';
-import { log, percentile, scratchDatabase, writeResult } from './lib.ts';
+import { freePort, log, percentile, scratchDatabase, writeResult } from './lib.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 30);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -125,15 +124,4 @@ async function waitForHealth(): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`jobs-api did not start; see ${logFile}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }

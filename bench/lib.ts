@@ -1,5 +1,6 @@
 // Shared by the benchmarks: a scratch embedded PostgreSQL, percentiles, and writing results.
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,4 +37,16 @@ export async function writeResult(name: string, result: Record<string, unknown>)
   const record = { benchmark: name, at: new Date().toISOString(), node: process.version, cpus: cpus().length, ...result };
   await writeFile(join(dir, `${name}.json`), JSON.stringify(record, null, 2) + '\n');
   console.log(JSON.stringify(record, null, 2));
+}
+
+/** A port nothing listens on right now (for a server to take, or to be refused on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }

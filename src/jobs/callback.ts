@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import type { Queue } from '../platform/queue.ts';
 import { enqueueDelivery, type WebhookService } from '../platform/webhooks/index.ts';
-import { webhookSecrets, type FinishedJob } from './store.ts';
+import { finishIfDone, webhookSecrets, type FinishedJob } from './store.ts';
 
 export function jobsWebhookService(config: Pick<Config, 'jobs'>): WebhookService {
   return {
@@ -15,8 +15,17 @@ export function jobsWebhookService(config: Pick<Config, 'jobs'>): WebhookService
   };
 }
 
-/** Enqueues the callback of a job that just ended, in the transaction that ended it. */
-export async function enqueueCallback(tx: Queryable, queue: Queue, jobId: string, finished: FinishedJob, publicUrl: string): Promise<void> {
+/**
+ * Ends the job if none of its tasks is left (see `finishIfDone`) and enqueues its callback in the same
+ * transaction: the one way a job ends, whichever path wrote its last results.
+ */
+export async function endJobIfDone(tx: Queryable, queue: Queue, jobId: string, publicUrl: string): Promise<FinishedJob | undefined> {
+  const finished = await finishIfDone(tx, jobId);
+  if (finished) await enqueueCallback(tx, queue, jobId, finished, publicUrl);
+  return finished;
+}
+
+async function enqueueCallback(tx: Queryable, queue: Queue, jobId: string, finished: FinishedJob, publicUrl: string): Promise<void> {
   if (!finished.webhookUrl) return;
   const body = JSON.stringify({
     job_id: jobId,

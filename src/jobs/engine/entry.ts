@@ -5,10 +5,10 @@ import type { Job } from 'pg-boss';
 import { withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { inTransaction, type Queue } from '../../platform/queue.ts';
-import { enqueueCallback } from '../callback.ts';
+import { endJobIfDone } from '../callback.ts';
 import { enqueueRanges, splitRange, taskQueue, type RangeEntry, type TaskRange } from '../queues.ts';
 import type { Outcome, Source } from '../sources/source.ts';
-import { finishIfDone, jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store.ts';
+import { jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store.ts';
 import type { RateGate } from './rate.ts';
 
 export interface EntryContext {
@@ -105,11 +105,8 @@ async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, reque
     };
     if (done.affected === 0) throw new LapsedEntry(`entry ${entry.id} of ${name} is no longer ours`);
     await enqueueRanges(tx, ctx.queue, ctx.source.name, requeue);
-    const finished = await finishIfDone(tx, jobId);
-    if (finished) {
-      await enqueueCallback(tx, ctx.queue, jobId, finished, ctx.publicUrl);
-      ctx.log.info({ job: jobId, status: finished.status }, 'job finished');
-    }
+    const finished = await endJobIfDone(tx, ctx.queue, jobId, ctx.publicUrl);
+    if (finished) ctx.log.info({ job: jobId, status: finished.status }, 'job finished');
   });
 }
 

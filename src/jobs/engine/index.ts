@@ -7,10 +7,10 @@ import { JOB_SOURCES, type Config, type JobSource } from '../../config.ts';
 import { createListener, withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
-import { enqueueCallback } from '../callback.ts';
+import { endJobIfDone } from '../callback.ts';
 import { createTaskQueues, deadLetterQueue, taskQueue, TASKS_CHANNEL, type TaskRange } from '../queues.ts';
 import type { Source } from '../sources/source.ts';
-import { failRange, finishIfDone, renewSlots, releaseAllSlots } from '../store.ts';
+import { failRange, renewSlots, releaseAllSlots } from '../store.ts';
 import { rateGate } from './rate.ts';
 import { startRunner, type SourceRunner } from './runner.ts';
 
@@ -94,8 +94,7 @@ async function deadLetters(options: EngineOptions, source: JobSource, entries: J
   for (const { data } of entries) {
     await withTransaction(options.pool, async (tx) => {
       await failRange(tx, data.jobId, source, data.from, data.to, 'internal_error', 'the task could not be run: its worker failed or was lost repeatedly');
-      const finished = await finishIfDone(tx, data.jobId);
-      if (finished) await enqueueCallback(tx, options.queue, data.jobId, finished, options.publicUrl);
+      await endJobIfDone(tx, options.queue, data.jobId, options.publicUrl);
     });
     options.log.warn({ job: data.jobId, source, from: data.from, to: data.to }, 'dead-lettered tasks stored as errors');
   }
