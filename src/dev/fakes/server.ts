@@ -1,14 +1,15 @@
 // A fake provider: a local HTTP server with a request log, optional latency, and faults chosen by the
 // domain a request is about, so tests in any process can ask for one by naming a domain:
-//   auth-fail.*  → 401        quota.*   → 403         ratelimit.* → 429 with Retry-After: 1
+//   auth-fail.*  → 401        quota.*   → 403         ratelimit.* → 429 with Retry-After (1 s by default)
+//   ratelimit-once.* → 429 with Retry-After once, then a normal answer
 //   flaky.*      → 500 once, then a normal answer     malformed.* → 200 with a body of the wrong shape
 //   garbage.*    → 200 with a body that is not JSON   nodata.*    → the provider's "nothing known"
 //   slow.*       → a normal answer after 2 s
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Fault = 'auth-fail' | 'quota' | 'ratelimit' | 'flaky' | 'malformed' | 'garbage' | 'nodata' | 'slow';
-const FAULTS: Fault[] = ['auth-fail', 'quota', 'ratelimit', 'flaky', 'malformed', 'garbage', 'nodata', 'slow'];
+export type Fault = 'auth-fail' | 'quota' | 'ratelimit' | 'ratelimit-once' | 'flaky' | 'malformed' | 'garbage' | 'nodata' | 'slow';
+const FAULTS: Fault[] = ['auth-fail', 'quota', 'ratelimit', 'ratelimit-once', 'flaky', 'malformed', 'garbage', 'nodata', 'slow'];
 
 export interface LoggedRequest {
   method: string;
@@ -24,6 +25,8 @@ export interface LoggedRequest {
 export interface FakeOptions {
   /** Added to every answer (default 0). */
   latencyMs?: number;
+  /** The Retry-After of every 429 (default 1). */
+  retryAfterSeconds?: number;
 }
 
 export interface Fake {
@@ -54,17 +57,24 @@ export function faultAnswer(fault: Fault | undefined, seen: Map<string, number>,
     case 'quota':
       return { status: 403, body: { error: 'quota exceeded for this plan' } };
     case 'ratelimit':
-      return { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': '1' } };
-    case 'flaky': {
-      const n = (seen.get(key) ?? 0) + 1;
-      seen.set(key, n);
-      return n === 1 ? { status: 500, body: { error: 'internal error' } } : undefined;
-    }
+      return TOO_MANY;
+    case 'ratelimit-once':
+      return firstTime(seen, key) ? TOO_MANY : undefined;
+    case 'flaky':
+      return firstTime(seen, key) ? { status: 500, body: { error: 'internal error' } } : undefined;
     case 'garbage':
       return { status: 200, body: '<html>Service temporarily unavailable</html>', contentType: 'text/html' };
     default:
       return undefined;
   }
+}
+
+const TOO_MANY: Handled = { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': '1' } };
+
+function firstTime(seen: Map<string, number>, key: string): boolean {
+  const n = (seen.get(key) ?? 0) + 1;
+  seen.set(key, n);
+  return n === 1;
 }
 
 export async function startFake(handler: Handler, options: FakeOptions = {}): Promise<Fake> {
@@ -96,7 +106,9 @@ export async function startFake(handler: Handler, options: FakeOptions = {}): Pr
       setTimeout(
         () => {
           const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-          res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json', ...answer.headers });
+          const headers = { 'content-type': answer.contentType ?? 'application/json', ...answer.headers };
+          if (answer.status === 429 && options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
+          res.writeHead(answer.status, headers);
           res.end(text);
         },
         (options.latencyMs ?? 0) + (slow ? 2000 : 0),

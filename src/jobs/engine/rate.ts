@@ -11,13 +11,13 @@ export interface RateGate {
   holdFor(ms: number): Promise<void>;
 }
 
-const UNLIMITED: RateGate = { take: async () => undefined, holdFor: async () => undefined };
-
-/** `rate` requests per second; 0 means no limit. */
+/**
+ * `rate` requests per second; 0 means no rate of our own, but an upstream's Retry-After still holds every
+ * worker (a provider without a published limit can still answer 429).
+ */
 export function rateGate(pool: Pool, source: JobSource, rate: number): RateGate {
-  if (rate <= 0) return UNLIMITED;
   // Whole requests per window, and windows of at least one second: 0.4/s is 1 per 2.5 s, 20/s is 20 per 1 s.
-  const points = Math.max(1, Math.floor(rate));
+  const points = rate > 0 ? Math.max(1, Math.floor(rate)) : 1;
   const limiter = new RateLimiterPostgres({
     storeClient: pool,
     tableName: 'source_rates',
@@ -25,13 +25,21 @@ export function rateGate(pool: Pool, source: JobSource, rate: number): RateGate 
     clearExpiredByTimeout: false,
     keyPrefix: 'rate',
     points,
-    duration: points / rate,
+    duration: rate > 0 ? points / rate : 1,
   });
+  // With no rate, a request only looks for a hold (a block leaves more than `points` consumed).
+  const admit =
+    rate > 0
+      ? () => limiter.consume(source, 1)
+      : async () => {
+          const res = await limiter.get(source);
+          if (res && res.consumedPoints > points && res.msBeforeNext > 0) throw res;
+        };
   return {
     async take(signal) {
-      for (;;) {
+      while (!signal.aborted) {
         try {
-          await limiter.consume(source, 1);
+          await admit();
           return;
         } catch (err) {
           if (!(err instanceof RateLimiterRes)) throw err;
