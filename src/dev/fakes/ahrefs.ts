@@ -44,7 +44,8 @@ function backlinks(req: LoggedRequest, seen: Map<string, number>): Handled {
 function siteExplorer(endpoint: string, req: LoggedRequest, seen: Map<string, number>): Handled {
   const target = req.query.get('target') ?? '';
   const fault = faultOf(target);
-  const generic = faultAnswer(fault, seen, `${endpoint}:${target}`);
+  // One key for the three endpoints a traffic task calls: "fails once" means once per task, as elsewhere.
+  const generic = faultAnswer(fault, seen, `site-explorer:${target}`);
   if (generic) return generic;
   if (fault === 'nodata') return { status: 404, body: { error: 'target not indexed' } };
   const limit = Number(req.query.get('limit') ?? 10);

@@ -106,7 +106,7 @@ export async function startFake(handler: Handler, options: FakeOptions = {}): Pr
       setTimeout(
         () => {
           const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-          const headers = { 'content-type': answer.contentType ?? 'application/json', ...answer.headers };
+          const headers: Record<string, string> = { 'content-type': answer.contentType ?? 'application/json', ...answer.headers };
           if (answer.status === 429 && options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
           res.writeHead(answer.status, headers);
           res.end(text);

@@ -68,7 +68,7 @@ describe('25 domains × all six sources', () => {
     // flaky.example failed once at every provider and was retried: its rows say attempt 2.
     const { rows } = await db.pool.query(`SELECT source, attempts FROM tasks WHERE job_id = $1 AND domain = 'flaky.example' ORDER BY source`, [id]);
     const attempts = Object.fromEntries(rows.map((r) => [r.source, r.attempts]));
-    expect(attempts).toMatchObject({ seokicks: 2, moz: 2, ahrefs_backlinks: 2, wayback: 2, ping: 1 });
+    expect(attempts).toMatchObject({ seokicks: 2, moz: 2, ahrefs_backlinks: 2, ahrefs_traffic: 2, wayback: 2, ping: 1 });
     const row = (d: string, s: string) => results.find((r) => r.domain === d && r.source === s)!;
     expect(typeof row('s0.example', 'seokicks').linkpop).toBe('number');
     expect(typeof row('s0.example', 'moz').domain_authority).toBe('number');
