@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.ts';
 import { makeKey, parseScopes } from './jobs/index.ts';
+import { domainToAdd, putDomain } from './mail/index.ts';
 import { migrate, openDatabase } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
@@ -126,6 +127,29 @@ jobs
         console.log(`key ${key.id} for tenant ${key.tenant} (${key.scopes.join(', ')})`);
         console.log(`token (shown once, keep it now): ${key.token}`);
       }
+    } finally {
+      await db.close();
+    }
+  });
+
+const mail = program.command('mail').description('operate the mail service');
+mail
+  .command('domains')
+  .description('the domains inboxes are made on')
+  .command('add')
+  .description('add a mail domain (or change the visibility and tier of one already there)')
+  .argument('<name>', 'the domain, e.g. mail.example.org (its MX must point at this SMTP listener)')
+  .option('--private', 'not offered to anonymous generation (a custom domain of the Developer tier)')
+  .option('--tier <n>', 'the account tier needed to make inboxes on it', '0')
+  .action(async (name: string, opts: { private?: boolean; tier: string }) => {
+    const wanted = domainToAdd(name, { isPublic: !opts.private, tierRequired: /^\d+$/.test(opts.tier) ? Number(opts.tier) : Number.NaN });
+    const config = settings();
+    const log = adminLogger(config);
+    const db = await openDatabase(config, log);
+    try {
+      await migrate(db.url, log);
+      const domain = await putDomain(db.pool, wanted);
+      console.log(`domain ${domain.name}: ${domain.isPublic ? 'public' : 'private'}, tier ${domain.tierRequired}`);
     } finally {
       await db.close();
     }

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { normaliseDomain } from './platform/net/hostname.ts';
 
 export const JOB_SOURCES = ['seokicks', 'moz', 'ahrefs_backlinks', 'ahrefs_traffic', 'wayback', 'ping'] as const;
 export type JobSource = (typeof JOB_SOURCES)[number];
@@ -44,6 +45,10 @@ export interface Config {
     anonTtlSeconds: number;
     maxMessageBytes: number;
     ssePingSeconds: number;
+    /** SMTP_TLS_CERT and SMTP_TLS_KEY (PEM files): STARTTLS is offered when both are set. */
+    smtpTls: { certFile: string; keyFile: string } | undefined;
+    smtpProxyProtocol: boolean;
+    sweepSeconds: number;
     jwtSecret: string | undefined;
     jwksUrl: string | undefined;
   };
@@ -94,6 +99,12 @@ export function loadConfig(env: Env = process.env): Config {
     const missing = moz.accessId === undefined ? 'MOZ_ACCESS_ID' : 'MOZ_SECRET_KEY';
     throw new ConfigError(missing, 'MOZ_ACCESS_ID and MOZ_SECRET_KEY are set together or not at all');
   }
+  const certFile = read('SMTP_TLS_CERT', readableFile, undefined);
+  const keyFile = read('SMTP_TLS_KEY', readableFile, undefined);
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError(certFile === undefined ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY', 'SMTP_TLS_CERT and SMTP_TLS_KEY are set together or not at all');
+  }
+  const smtpTls = certFile && keyFile ? { certFile, keyFile } : undefined;
   const jwtSecret = read('MAIL_JWT_SECRET', jwtKey, undefined);
   const jwksUrl = read('MAIL_JWKS_URL', httpUrl, undefined);
   if (jwtSecret !== undefined && jwksUrl !== undefined) {
@@ -135,6 +146,9 @@ export function loadConfig(env: Env = process.env): Config {
       anonTtlSeconds: read('MAIL_ANON_TTL_SECONDS', integer(60, 31_536_000), 3600),
       maxMessageBytes: read('MAIL_MAX_MESSAGE_BYTES', integer(1024, 1_073_741_824), 10_485_760),
       ssePingSeconds: read('MAIL_SSE_PING_SECONDS', integer(1, 3600), 15),
+      smtpTls,
+      smtpProxyProtocol: read('SMTP_PROXY_PROTOCOL', boolean, false),
+      sweepSeconds: read('MAIL_SWEEP_SECONDS', integer(1, 86_400), 60),
       jwtSecret,
       jwksUrl,
     },
@@ -182,6 +196,16 @@ function integer(min: number, max: number): Parser<number> {
 const port = integer(0, 65_535);
 const nonEmpty: Parser<string> = (raw) => ({ value: raw });
 const secret: Parser<string> = (raw) => ({ value: raw });
+/** A path to a file this process can read now (checked at start, so a typo fails loudly). */
+const readableFile: Parser<string> = (raw) => {
+  const path = resolve(raw);
+  try {
+    readFileSync(path);
+    return { value: path };
+  } catch (err) {
+    return { problem: `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}` };
+  }
+};
 
 const boolean: Parser<boolean> = (raw) => {
   const v = raw.toLowerCase();
@@ -243,15 +267,13 @@ export const durations: Parser<number[]> = (raw) => {
   return { value: out };
 };
 
-const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
-
 const domainList: Parser<string[]> = (raw) => {
-  const names = raw
-    .split(',')
-    .map((d) => d.trim().toLowerCase().replace(/\.$/, ''))
-    .filter((d) => d !== '');
-  const bad = names.find((d) => !DOMAIN_RE.test(d));
-  if (bad !== undefined) return { problem: `"${bad}" is not a domain name` };
+  const names: string[] = [];
+  for (const entry of raw.split(',').filter((d) => d.trim() !== '')) {
+    const result = normaliseDomain(entry);
+    if (!result.ok) return { problem: `"${entry.trim()}" ${result.reason}` };
+    names.push(result.domain);
+  }
   if (names.length === 0) return { problem: 'expected at least one domain' };
   return { value: [...new Set(names)] };
 };

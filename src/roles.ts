@@ -1,10 +1,11 @@
 // The composition root: builds each role of the program from config and starts it. `domainkit start` runs
 // every role in one process; `domainkit <role>` runs one, against the same database, for scaling out.
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config.ts';
 import { buildJobsApp, createSources, jobsWebhookService, startEngine, type Engine } from './jobs/index.ts';
-import { buildMailApp, createSmtpServer } from './mail/index.ts';
+import { buildMailApp, createSmtpServer, ensureDomains, startSweeper, type Sweeper } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import type { App } from './platform/http/index.ts';
 import type { Logger } from './platform/log.ts';
@@ -34,12 +35,13 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   let outbound: Outbound | undefined;
   let providerHttp: Outbound | undefined;
   let engine: Engine | undefined;
+  let sweeper: Sweeper | undefined;
   const addresses: Running['addresses'] = {};
 
   const stop = async () => {
     // Listeners first: stop taking work and let in-flight requests finish while the database is still up.
     await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
-    await engine?.stop();
+    await Promise.all([engine?.stop(), sweeper?.stop()]);
     if (queue) await stopQueue(queue);
     await Promise.all([outbound?.close(), providerHttp?.close()]);
     await db.close();
@@ -48,6 +50,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   try {
     await migrate(db.url, log);
     const deps = { pool: db.pool, log, version: VERSION };
+    if (roles.includes('mail-api') || roles.includes('smtp')) await ensureDomains(db.pool, config.mail.domains);
     if (roles.includes('jobs-api') || roles.includes('worker')) {
       // An API alone only enqueues; workers supervise the queues.
       queue = await startQueue(db.url, log, { work: roles.includes('worker') });
@@ -63,12 +66,20 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
       addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
     }
     if (roles.includes('mail-api')) {
-      const app = await buildMailApp(deps);
+      const app = await buildMailApp({ ...deps, anonTtlSeconds: config.mail.anonTtlSeconds });
       apps.push(app);
       addresses['mail-api'] = await app.listen({ host: config.host, port: config.mail.port });
     }
     if (roles.includes('smtp')) {
-      smtp = createSmtpServer({ domains: config.mail.domains, maxMessageBytes: config.mail.maxMessageBytes, log });
+      const tls = config.mail.smtpTls;
+      smtp = createSmtpServer({
+        pool: db.pool,
+        log,
+        hostname: config.mail.domains[0] ?? 'localhost',
+        maxMessageBytes: config.mail.maxMessageBytes,
+        ...(tls ? { tls: { cert: await readFile(tls.certFile), key: await readFile(tls.keyFile) } } : {}),
+        proxy: config.mail.smtpProxyProtocol,
+      });
       addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
     }
     if (roles.includes('worker')) {
@@ -85,6 +96,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         limits: config.jobs.sources,
         publicUrl: config.jobs.publicUrl,
       });
+      sweeper = startSweeper(db.pool, log, config.mail.sweepSeconds);
     }
   } catch (err) {
     await stop().catch(() => undefined);
@@ -99,13 +111,26 @@ function webhookServices(config: Config): WebhookService[] {
   return [jobsWebhookService(config)];
 }
 
-function listenSmtp(server: SMTPServer, host: string, port: number): Promise<string> {
+/** On the wildcard address SMTP listens on IPv6 and IPv4 both (`::`, dual-stack) where the host has IPv6. */
+async function listenSmtp(server: SMTPServer, host: string, port: number): Promise<string> {
+  if (host === '0.0.0.0') {
+    try {
+      return await listenSmtpOn(server, '::', port);
+    } catch (err) {
+      if (!['EAFNOSUPPORT', 'EADDRNOTAVAIL'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  }
+  return listenSmtpOn(server, host, port);
+}
+
+function listenSmtpOn(server: SMTPServer, host: string, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       const address = server.server.address();
-      resolve(typeof address === 'object' && address ? `smtp://${address.address}:${address.port}` : String(address));
+      if (typeof address !== 'object' || !address) return resolve(String(address));
+      resolve(`smtp://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`);
     });
   });
 }

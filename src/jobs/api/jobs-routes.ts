@@ -4,15 +4,15 @@ import { isIP } from 'node:net';
 import { Type } from 'typebox';
 import type { JobSource } from '../../config.ts';
 import { withTransaction } from '../../platform/db/index.ts';
-import { invalid, Problem, problemResponses, type RoutePlugin, type ValidationIssue } from '../../platform/http/index.ts';
-import { isPublicAddress } from '../../platform/net/index.ts';
+import { invalid, isUuid, Problem, problemResponses, type RoutePlugin, type ValidationIssue } from '../../platform/http/index.ts';
+import { isPublicAddress, normaliseDomain } from '../../platform/net/index.ts';
 import { createJob } from '../create.ts';
-import { normaliseDomain } from '../domains.ts';
+
 import { resultsCsv, toApiResult } from '../results.ts';
 import { activeKeyByHash, finishedTasks, jobState, keyAndJob, listJobs, pauseJob, type JobRow } from '../store.ts';
 import type { JobsAppDeps } from './app.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
-import { createJobBody, IdParams, ListQuery , isUuid, SECURITY } from './schemas.ts';
+import { createJobBody, IdParams, ListQuery, SECURITY } from './schemas.ts';
 
 const TAGS = ['jobs'];
 

@@ -2,12 +2,12 @@
 import { Type } from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { withTransaction } from '../../platform/db/index.ts';
-import { Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
+import { isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { newToken, type Scope } from '../keys.ts';
 import { insertKey, listKeys, revokeKey, type KeyRow } from '../store.ts';
 import type { JobsAppDeps } from './app.ts';
 import { callerOf, isAdmin, requireScope } from './auth.ts';
-import { CreateKeyBody, IdParams, isUuid, SECURITY } from './schemas.ts';
+import { CreateKeyBody, IdParams, SECURITY } from './schemas.ts';
 
 const TAGS = ['keys'];
 

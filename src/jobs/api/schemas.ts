@@ -7,12 +7,6 @@ import { TYPED_COLUMNS } from '../results.ts';
 /** Both ways to send a key, for each route's OpenAPI `security`. */
 export const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids that are not UUIDs name nothing: routes answer 404 for them, as for unknown ones. */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
-
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Source = Type.Enum([...JOB_SOURCES]);

@@ -1,30 +1,96 @@
-// The SMTP receiver. Until inboxes exist (the mail core issue) it is an honest receiver with no mailboxes:
-// it refuses other domains as a relay would be refused, and every address of ours as unknown.
-import { SMTPServer } from 'smtp-server';
+// The SMTP receiver. Recipients are checked at RCPT time against the database (never an open relay); a
+// message is answered 250 only once it is committed, one row per recipient inbox.
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import { recipient } from '../store.ts';
+import { createIngest } from './ingest.ts';
 
 export interface SmtpOptions {
-  domains: string[];
-  maxMessageBytes: number;
+  pool: Pool;
   log: Logger;
+  /** The name in the greeting and EHLO answer. */
+  hostname: string;
+  /** MAIL_MAX_MESSAGE_BYTES: advertised as SIZE, larger messages get 552. */
+  maxMessageBytes: number;
+  /** PEM certificate and key: STARTTLS is offered when set. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** Expect a PROXY protocol (v1) header from a load balancer in front. */
+  proxy?: boolean;
 }
 
+export const MAX_RECIPIENTS = 50;
+
+/** A reply with an SMTP code; smtp-server sends `responseCode message`. */
+function reply(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+/** Inboxes accepted at RCPT time, kept on the session until DATA. */
+const accepted = new WeakMap<SMTPServerSession, Map<string, { address: string; inboxId: string }>>();
+
 export function createSmtpServer(options: SmtpOptions): SMTPServer {
-  const domains = new Set(options.domains);
-  return new SMTPServer({
-    name: options.domains[0] ?? 'localhost',
-    banner: 'domainkit',
+  const { pool, log } = options;
+  const ingest = createIngest(pool, log);
+
+  const server = new SMTPServer({
+    name: options.hostname,
+    banner: 'domainkit ESMTP',
     size: options.maxMessageBytes,
+    rejectOversized: true,
+    maxRecipients: MAX_RECIPIENTS,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(options.tls ? { cert: options.tls.cert, key: options.tls.key } : {}),
+    useProxy: options.proxy ?? false,
     logger: false,
-    onRcptTo(address, _session, callback) {
-      const domain = address.address.split('@').pop()?.toLowerCase() ?? '';
-      const error = new Error(
-        domains.has(domain) ? '5.1.1 No such inbox here' : '5.7.1 Relaying denied: not a domain of this server',
-      ) as Error & { responseCode: number };
-      error.responseCode = 550;
-      callback(error);
+
+    onMailFrom(_address, session, callback) {
+      accepted.set(session, new Map());
+      callback();
+    },
+
+    onRcptTo(address: SMTPServerAddress, session, callback) {
+      const lower = address.address.toLowerCase();
+      const at = lower.lastIndexOf('@');
+      const domain = at < 0 ? '' : lower.slice(at + 1);
+      recipient(pool, lower, domain).then(
+        (found) => {
+          if (found.kind === 'foreign') return callback(reply(550, '5.7.1 Relaying denied: not a domain of this server'));
+          if (found.kind === 'unknown') return callback(reply(550, '5.1.1 No such inbox here (unknown or expired)'));
+          let inboxes = accepted.get(session);
+          if (!inboxes) accepted.set(session, (inboxes = new Map()));
+          inboxes.set(found.inboxId, { address: lower, inboxId: found.inboxId });
+          callback();
+        },
+        (err: unknown) => {
+          log.error({ err }, 'could not look a recipient up');
+          callback(reply(451, '4.3.0 Temporary failure, try again later'));
+        },
+      );
+    },
+
+    onData(stream: SMTPServerDataStream, session, callback) {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        // Past the limit the rest is read and dropped: the message will be refused whole.
+        bytes += chunk.length;
+        if (bytes <= options.maxMessageBytes) chunks.push(chunk);
+      });
+      stream.on('error', (err) => callback(reply(451, `4.3.0 ${err.message}`)));
+      stream.on('end', () => {
+        // smtp-server answers 552 itself (rejectOversized); nothing is stored.
+        if (stream.sizeExceeded) return callback(reply(552, '5.3.4 Message exceeds the size limit'));
+        const recipients = [...(accepted.get(session)?.values() ?? [])];
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        ingest.store({ from, recipients }, Buffer.concat(chunks)).then(
+          (ids) => callback(null, `2.0.0 Ok: stored ${ids.length} ${ids.length === 1 ? 'copy' : 'copies'}`),
+          () => callback(reply(451, '4.3.0 Could not store the message now, try again later')),
+        );
+      });
     },
   });
+  server.on('error', (err) => log.warn({ err }, 'SMTP connection error'));
+  return server;
 }

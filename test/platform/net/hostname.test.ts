@@ -1,6 +1,6 @@
 // Host name normalisation as decisions.md states it ("Create job").
 import { describe, expect, it } from 'vitest';
-import { normaliseDomain } from '../../src/jobs/domains.ts';
+import { normaliseDomain } from '../../../src/platform/net/index.ts';
 
 describe('normaliseDomain', () => {
   it.each([

@@ -1,4 +1,4 @@
-// Host names as a job accepts them (decisions.md, "Create job"): the platform's WHATWG URL host parser does
+// Host names as both services accept them (a job's domains, mail domains): the WHATWG URL host parser does
 // the IDN work (UTS #46 mapping and punycode); the rules after it are the DNS host name rules.
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';

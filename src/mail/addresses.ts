@@ -1,0 +1,42 @@
+// Local parts as generation accepts them (decisions.md, "Generate"): lower-cased dot-atoms of 1 to 64
+// characters, never a role name that mail systems reserve.
+import { randomInt } from 'node:crypto';
+
+// RFC 5322 atext: letters, digits and these.
+const DOT_ATOM = /^[a-z0-9!#$%&'*+\-/=?^_`{|}~]+(\.[a-z0-9!#$%&'*+\-/=?^_`{|}~]+)*$/;
+
+/** Role names (RFC 2142 and the common ones): handing them to strangers invites abuse of the domain. */
+export const RESERVED_LOCAL_PARTS: ReadonlySet<string> = new Set([
+  'postmaster', 'abuse', 'hostmaster', 'webmaster', 'root', 'admin', 'administrator', 'noreply', 'no-reply',
+  'mailer-daemon', 'security', 'info', 'support', 'sales', 'marketing', 'billing', 'www', 'uucp', 'ftp', 'news',
+  'usenet', 'noc', 'ssl-admin', 'daemon', 'nobody', 'system', 'operator', 'donotreply', 'do-not-reply',
+]);
+
+export type LocalPart = { ok: true; localPart: string } | { ok: false; reason: string };
+
+export function normaliseLocalPart(input: string): LocalPart {
+  const value = input.trim().toLowerCase();
+  if (value === '') return { ok: false, reason: 'is empty' };
+  if (value.length > 64) return { ok: false, reason: 'is longer than 64 characters' };
+  if (!DOT_ATOM.test(value)) {
+    return { ok: false, reason: "is not a dot-atom: letters, digits and !#$%&'*+-/=?^_`{|}~, dots only between them" };
+  }
+  // A plus-tag or separator variant of a role name is still that role to most mail systems.
+  const base = value.split(/[+]/)[0]!;
+  if (RESERVED_LOCAL_PARTS.has(value) || RESERVED_LOCAL_PARTS.has(base)) return { ok: false, reason: `"${value}" is a reserved name` };
+  return { ok: true, localPart: value };
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 10 characters of [a-z0-9] from crypto: 36^10 ≈ 3.7e15 addresses. */
+export function randomLocalPart(): string {
+  let out = '';
+  for (let i = 0; i < 10; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+/** An address from a path, as stored: lower-cased (addresses are case-insensitive here). */
+export function addressParam(value: string): string {
+  return value.trim().toLowerCase();
+}

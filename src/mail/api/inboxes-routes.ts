@@ -1,0 +1,153 @@
+// Domains and anonymous inboxes: generate, read, stats, list, mark-all-read, clear. An address is
+// case-insensitive; an unknown or expired one is 404 on every route.
+import { v7 as uuidv7 } from 'uuid';
+import { invalid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
+import { addressParam, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
+import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessages, markAllRead, type InboxRow } from '../store.ts';
+import type { MailAppDeps } from './app.ts';
+import { AddressParams, GenerateBody, ListQuery } from './schemas.ts';
+import { summaryView } from './views.ts';
+
+const TAGS = ['inboxes'];
+const ATTEMPTS = 5;
+
+export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
+  const notFound = (address: string) => new Problem('not_found', `no inbox ${address} (unknown, or expired)`);
+
+  return async (app) => {
+    app.get(
+      '/api/v1/domains/',
+      { schema: { tags: ['domains'], summary: 'The domains inboxes can be made on', response: { 200: { $ref: 'DomainList' } } } },
+      async () => ({
+        domains: (await listDomains(deps.pool)).map((d) => ({ name: d.name, is_public: d.isPublic, tier_required: d.tierRequired })),
+      }),
+    );
+
+    app.post(
+      '/api/v1/inboxes/generate',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Make an anonymous inbox (random or chosen local part)',
+          body: GenerateBody,
+          response: { 201: { $ref: 'Inbox' }, ...problemResponses(400, 403, 409, 413, 415) },
+        },
+        // No body at all is the empty object.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request, reply) => {
+        const { domain: name, local_part: requested } = request.body;
+        const domain = await domainFor(deps.pool, name === undefined ? undefined : name.trim().toLowerCase().replace(/\.$/, ''));
+        if (!domain) {
+          if (name === undefined) throw new Problem('conflict', 'no public domain is configured (MAIL_DOMAINS)');
+          throw invalid([{ path: '/domain', location: 'body', message: `${JSON.stringify(name)} is not a domain of this service (see GET /api/v1/domains/)` }]);
+        }
+        if (!domain.isPublic || domain.tierRequired > 0) {
+          throw new Problem('tier_required', `${domain.name} needs an account of tier ${Math.max(domain.tierRequired, 1)} or higher`);
+        }
+        let localPart: string | undefined;
+        if (requested !== undefined) {
+          const result = normaliseLocalPart(requested);
+          if (!result.ok) throw invalid([{ path: '/local_part', location: 'body', message: `${JSON.stringify(requested)} ${result.reason}` }]);
+          localPart = result.localPart;
+        }
+        // A random part that is taken (1 in 3.7e15 per live inbox) is simply drawn again.
+        for (let attempt = 0; attempt < (localPart ? 1 : ATTEMPTS); attempt++) {
+          const address = `${localPart ?? randomLocalPart()}@${domain.name}`;
+          const inbox = await insertInbox(deps.pool, { id: uuidv7(), address, domain: domain.name, ttlSeconds: deps.anonTtlSeconds });
+          if (inbox) {
+            void reply.code(201).header('location', `/api/v1/inboxes/${encodeURIComponent(address)}`);
+            return inboxView(inbox);
+          }
+          if (localPart) throw new Problem('conflict', `${address} is in use by a live inbox`);
+        }
+        throw new Problem('conflict', 'could not find a free random address; try again');
+      },
+    );
+
+    app.get(
+      '/api/v1/inboxes/:address',
+      { schema: { tags: TAGS, summary: 'An inbox with its counters', params: AddressParams, response: { 200: { $ref: 'Inbox' }, ...problemResponses(400, 404) } } },
+      async (request) => {
+        const address = addressParam(request.params.address);
+        const inbox = await inboxByAddress(deps.pool, address);
+        if (!inbox) throw notFound(address);
+        return inboxView(inbox);
+      },
+    );
+
+    app.get(
+      '/api/v1/inboxes/:address/stats',
+      { schema: { tags: TAGS, summary: "An inbox's aggregate counters", params: AddressParams, response: { 200: { $ref: 'InboxStats' }, ...problemResponses(400, 404) } } },
+      async (request) => {
+        const address = addressParam(request.params.address);
+        const stats = await inboxStats(deps.pool, address);
+        if (!stats) throw notFound(address);
+        return {
+          address: stats.address,
+          message_count: stats.messageCount,
+          unread_count: stats.unreadCount,
+          otp_count: stats.otpCount,
+          total_bytes: stats.totalBytes,
+          attachment_count: stats.attachmentCount,
+          last_received_at: stats.lastReceivedAt?.toISOString() ?? null,
+        };
+      },
+    );
+
+    app.get(
+      '/api/v1/inboxes/:address/messages',
+      {
+        schema: {
+          tags: TAGS,
+          summary: "An inbox's messages, newest first",
+          params: AddressParams,
+          querystring: ListQuery,
+          response: { 200: { $ref: 'MessageList' }, ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => {
+        const address = addressParam(request.params.address);
+        const messages = await listMessages(deps.pool, address, request.query.limit);
+        if (!messages) throw notFound(address);
+        return messages.map(summaryView);
+      },
+    );
+
+    app.post(
+      '/api/v1/inboxes/:address/mark-all-read',
+      { schema: { tags: TAGS, summary: 'Mark every message of the inbox read', params: AddressParams, response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) } } },
+      async (request, reply) => {
+        const address = addressParam(request.params.address);
+        if (!(await markAllRead(deps.pool, address))) throw notFound(address);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/api/v1/inboxes/:address/clear',
+      { schema: { tags: TAGS, summary: 'Delete every message of the inbox; the address stays', params: AddressParams, response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) } } },
+      async (request, reply) => {
+        const address = addressParam(request.params.address);
+        if (!(await clearInbox(deps.pool, address))) throw notFound(address);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+export function inboxView(inbox: InboxRow) {
+  return {
+    id: inbox.id,
+    address: inbox.address,
+    domain: inbox.domain,
+    message_count: inbox.messageCount,
+    unread_count: inbox.unreadCount,
+    inbox_expires_at: inbox.expiresAt?.toISOString() ?? null,
+    created_at: inbox.createdAt.toISOString(),
+    label: inbox.label,
+    webhook_url: inbox.webhookUrl,
+  };
+}

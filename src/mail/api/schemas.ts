@@ -1,0 +1,91 @@
+// The mail API's request and response schemas: they validate requests and make the OpenAPI document.
+import { Type, type TSchema } from 'typebox';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+
+export const DomainSchema = Type.Object(
+  {
+    name: Type.String(),
+    is_public: Type.Boolean(),
+    tier_required: Type.Integer({ description: '0: anyone; 3: Developer' }),
+  },
+  { $id: 'Domain' },
+);
+export const DomainListSchema = Type.Object({ domains: Type.Array(Type.Ref('Domain')) }, { $id: 'DomainList' });
+
+export const GenerateBody = Type.Object(
+  {
+    domain: Type.Optional(Type.String({ maxLength: 253, description: 'one of GET /api/v1/domains/; the first public one when omitted' })),
+    local_part: Type.Optional(Type.String({ maxLength: 320, description: 'lower-cased dot-atom of 1 to 64 characters; random (10 of [a-z0-9]) when omitted' })),
+  },
+  { additionalProperties: false },
+);
+
+export const InboxSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    address: Type.String(),
+    domain: Type.String(),
+    message_count: Type.Integer(),
+    unread_count: Type.Integer(),
+    inbox_expires_at: Nullable(Type.String({ format: 'date-time', description: 'null: persistent' })),
+    created_at: Timestamp,
+    label: Nullable(Type.String()),
+    webhook_url: Nullable(Type.String()),
+  },
+  { $id: 'Inbox' },
+);
+
+export const InboxStatsSchema = Type.Object(
+  {
+    address: Type.String(),
+    message_count: Type.Integer(),
+    unread_count: Type.Integer(),
+    otp_count: Type.Integer({ description: 'messages with a one-time code' }),
+    total_bytes: Type.Integer({ description: 'raw sizes summed' }),
+    attachment_count: Type.Integer(),
+    last_received_at: Nullable(Timestamp),
+  },
+  { $id: 'InboxStats' },
+);
+
+const summaryProperties = {
+  id: Type.String({ format: 'uuid' }),
+  from_address: Type.String({ description: "the From header's address ('' when it has none)" }),
+  subject: Type.String(),
+  received_at: Timestamp,
+  is_read: Type.Boolean(),
+  has_otp: Type.Boolean(),
+  raw_size: Type.Integer({ description: 'bytes as received' }),
+  link_count: Type.Integer(),
+  attachment_count: Type.Integer(),
+};
+
+export const MessageSummarySchema = Type.Object(summaryProperties, { $id: 'MessageSummary' });
+export const MessageListSchema = Type.Array(Type.Ref('MessageSummary'), { $id: 'MessageList' });
+
+export const MessageSchema = Type.Object(
+  {
+    ...summaryProperties,
+    to_address: Type.String({ description: 'the inbox address this copy was delivered to' }),
+    body_text: Nullable(Type.String()),
+    body_html: Nullable(Type.String()),
+    links: Type.Array(Type.Object({ index: Type.Integer(), url: Type.String() })),
+    attachments: Type.Array(
+      Type.Object({ filename: Nullable(Type.String()), size: Type.Integer(), content_type: Type.String() }),
+    ),
+    otp_detected: Nullable(Type.String()),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'lower-cased names; repeated headers joined with \\n' }),
+  },
+  { $id: 'Message' },
+);
+
+export const AddressParams = Type.Object({ address: Type.String({ maxLength: 400 }) });
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+export const ListQuery = Type.Object(
+  { limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) },
+  { additionalProperties: false },
+);
+
+export const MAIL_SCHEMAS = [DomainSchema, DomainListSchema, InboxSchema, InboxStatsSchema, MessageSummarySchema, MessageListSchema, MessageSchema];

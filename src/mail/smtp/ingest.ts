@@ -1,0 +1,91 @@
+// Stores accepted messages. Messages that arrive while a write is in flight are written together by the next
+// one (one statement, one commit), so under load the commit cost is shared without any message waiting for a
+// timer; alone, a message is written at once. Each sender is answered only after its own rows are committed.
+import { v7 as uuidv7 } from 'uuid';
+import type { Pool } from '../../platform/db/index.ts';
+import type { Logger } from '../../platform/log.ts';
+import { insertMessages, type NewMessage } from '../store.ts';
+import { parseMessage } from './parse.ts';
+
+export interface Envelope {
+  from: string;
+  /** Live inboxes at RCPT time, one entry per inbox. */
+  recipients: { address: string; inboxId: string }[];
+}
+
+export interface Ingest {
+  /** Resolves with the stored message ids once committed; rejects when nothing could be committed. */
+  store(envelope: Envelope, raw: Buffer): Promise<string[]>;
+}
+
+/** At most this many rows, or this many bytes, in one statement. */
+const MAX_BATCH_ROWS = 200;
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+interface Pending {
+  messages: NewMessage[];
+  resolve(ids: string[]): void;
+  reject(err: unknown): void;
+}
+
+export function createIngest(pool: Pool, log: Logger): Ingest {
+  let queue: Pending[] = [];
+  let writing = false;
+
+  async function drain(): Promise<void> {
+    writing = true;
+    while (queue.length > 0) {
+      const batch = takeBatch();
+      try {
+        await write(batch);
+      } catch {
+        // One message's problem must not refuse the others: alone, each succeeds or fails on its own.
+        for (const p of batch) {
+          await write([p]).catch((err: unknown) => {
+            log.error({ err }, 'could not store a message');
+            p.reject(err);
+          });
+        }
+      }
+    }
+    writing = false;
+  }
+
+  async function write(batch: Pending[]): Promise<void> {
+    const stored = new Set(await insertMessages(pool, batch.flatMap((p) => p.messages)));
+    for (const p of batch) p.resolve(p.messages.map((m) => m.id).filter((id) => stored.has(id)));
+  }
+
+  function takeBatch(): Pending[] {
+    const batch: Pending[] = [];
+    let rows = 0;
+    let bytes = 0;
+    while (queue.length > 0) {
+      const next = queue[0]!;
+      const size = next.messages.reduce((n, m) => n + m.raw.length, 0);
+      if (batch.length > 0 && (rows + next.messages.length > MAX_BATCH_ROWS || bytes + size > MAX_BATCH_BYTES)) break;
+      batch.push(queue.shift()!);
+      rows += next.messages.length;
+      bytes += size;
+    }
+    return batch;
+  }
+
+  return {
+    async store(envelope, raw) {
+      const parsed = await parseMessage(raw);
+      const messages: NewMessage[] = envelope.recipients.map((r) => ({
+        id: uuidv7(),
+        inboxId: r.inboxId,
+        envelopeFrom: envelope.from,
+        toAddress: r.address,
+        ...parsed,
+        raw,
+      }));
+      return new Promise<string[]>((resolve, reject) => {
+        queue.push({ messages, resolve, reject });
+        if (!writing) void drain();
+      });
+    },
+  };
+}

@@ -1,0 +1,324 @@
+// All SQL of the mail service. An inbox past its `expires_at` is gone for every read and write here, whether or
+// not the sweeper has deleted it yet. Queries on the request path are named (prepared once per connection).
+import type { Queryable } from '../platform/db/index.ts';
+
+const LIVE = '(i.expires_at IS NULL OR i.expires_at > now())';
+
+// ------------------------------------------------------------------------------------------------------ domains
+
+export interface DomainRow {
+  name: string;
+  isPublic: boolean;
+  tierRequired: number;
+}
+
+const DOMAIN_COLUMNS = 'name, is_public AS "isPublic", tier_required AS "tierRequired"';
+
+/** Adds the configured domains (in order) that are not there yet; what the CLI set for them is kept. */
+export async function ensureDomains(db: Queryable, names: readonly string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO mail_domains (name) SELECT n FROM unnest($1::text[]) WITH ORDINALITY AS u(n, k) ORDER BY k
+     ON CONFLICT (name) DO NOTHING`,
+    [names],
+  );
+}
+
+/** Adds a domain or changes its visibility and tier. */
+export async function putDomain(db: Queryable, domain: DomainRow): Promise<DomainRow> {
+  const { rows } = await db.query<DomainRow>(
+    `INSERT INTO mail_domains (name, is_public, tier_required) VALUES ($1, $2, $3)
+     ON CONFLICT (name) DO UPDATE SET is_public = excluded.is_public, tier_required = excluded.tier_required
+     RETURNING ${DOMAIN_COLUMNS}`,
+    [domain.name, domain.isPublic, domain.tierRequired],
+  );
+  return rows[0]!;
+}
+
+export async function listDomains(db: Queryable): Promise<DomainRow[]> {
+  const { rows } = await db.query<DomainRow>({ name: 'mail_domains', text: `SELECT ${DOMAIN_COLUMNS} FROM mail_domains ORDER BY ordinal` });
+  return rows;
+}
+
+/** The named domain, or (no name) the first one anonymous generation may use. */
+export async function domainFor(db: Queryable, name: string | undefined): Promise<DomainRow | undefined> {
+  const { rows } =
+    name === undefined
+      ? await db.query<DomainRow>({
+          name: 'mail_default_domain',
+          text: `SELECT ${DOMAIN_COLUMNS} FROM mail_domains WHERE is_public AND tier_required = 0 ORDER BY ordinal LIMIT 1`,
+        })
+      : await db.query<DomainRow>({ name: 'mail_domain', text: `SELECT ${DOMAIN_COLUMNS} FROM mail_domains WHERE name = $1`, values: [name] });
+  return rows[0];
+}
+
+// ------------------------------------------------------------------------------------------------------ inboxes
+
+export interface InboxRow {
+  id: string;
+  address: string;
+  domain: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  label: string | null;
+  webhookUrl: string | null;
+  messageCount: number;
+  unreadCount: number;
+}
+
+export interface NewInbox {
+  id: string;
+  address: string;
+  domain: string;
+  /** null: persistent. */
+  ttlSeconds: number | null;
+}
+
+const INBOX_COLUMNS = `i.id, i.address, i.domain, i.created_at AS "createdAt", i.expires_at AS "expiresAt", i.label,
+  i.webhook_url AS "webhookUrl"`;
+
+/**
+ * Creates the inbox unless a live one holds the address (then undefined). An expired inbox still holding it is
+ * deleted first, with its messages: the address is free again the moment its inbox expired.
+ */
+export async function insertInbox(db: Queryable, inbox: NewInbox): Promise<InboxRow | undefined> {
+  await db.query({ name: 'mail_free_address', text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()', values: [inbox.address] });
+  const { rows } = await db.query<InboxRow>({
+    name: 'mail_insert_inbox',
+    text: `INSERT INTO inboxes AS i (id, address, domain, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+      ON CONFLICT (address) DO NOTHING
+      RETURNING ${INBOX_COLUMNS}, 0 AS "messageCount", 0 AS "unreadCount"`,
+    values: [inbox.id, inbox.address, inbox.domain, inbox.ttlSeconds],
+  });
+  return rows[0];
+}
+
+/** A live inbox with its counters, counted from its messages. */
+export async function inboxByAddress(db: Queryable, address: string): Promise<InboxRow | undefined> {
+  const { rows } = await db.query<InboxRow>({
+    name: 'mail_inbox',
+    text: `SELECT ${INBOX_COLUMNS},
+        (SELECT count(*)::int FROM messages m WHERE m.inbox_id = i.id) AS "messageCount",
+        (SELECT count(*)::int FROM messages m WHERE m.inbox_id = i.id AND NOT m.is_read) AS "unreadCount"
+      FROM inboxes i WHERE i.address = $1 AND ${LIVE}`,
+    values: [address],
+  });
+  return rows[0];
+}
+
+export interface InboxStats {
+  address: string;
+  messageCount: number;
+  unreadCount: number;
+  otpCount: number;
+  totalBytes: number;
+  attachmentCount: number;
+  lastReceivedAt: Date | null;
+}
+
+export async function inboxStats(db: Queryable, address: string): Promise<InboxStats | undefined> {
+  const { rows } = await db.query<InboxStats>({
+    name: 'mail_inbox_stats',
+    text: `SELECT i.address, count(m.id)::int AS "messageCount", count(m.id) FILTER (WHERE NOT m.is_read)::int AS "unreadCount",
+        count(m.otp)::int AS "otpCount", coalesce(sum(m.raw_size), 0)::bigint::float8 AS "totalBytes",
+        coalesce(sum(m.attachment_count), 0)::int AS "attachmentCount", max(m.received_at) AS "lastReceivedAt"
+      FROM inboxes i LEFT JOIN messages m ON m.inbox_id = i.id
+      WHERE i.address = $1 AND ${LIVE} GROUP BY i.id`,
+    values: [address],
+  });
+  return rows[0];
+}
+
+/** Deletes every message of a live inbox; false when there is no such inbox. */
+export async function clearInbox(db: Queryable, address: string): Promise<boolean> {
+  const { rows } = await db.query({
+    name: 'mail_clear_inbox',
+    text: `WITH i AS (SELECT id FROM inboxes i WHERE i.address = $1 AND ${LIVE}),
+        gone AS (DELETE FROM messages WHERE inbox_id IN (SELECT id FROM i))
+      SELECT 1 FROM i`,
+    values: [address],
+  });
+  return rows.length > 0;
+}
+
+export async function markAllRead(db: Queryable, address: string): Promise<boolean> {
+  const { rows } = await db.query({
+    name: 'mail_mark_all_read',
+    text: `WITH i AS (SELECT id FROM inboxes i WHERE i.address = $1 AND ${LIVE}),
+        done AS (UPDATE messages SET is_read = true WHERE inbox_id IN (SELECT id FROM i) AND NOT is_read)
+      SELECT 1 FROM i`,
+    values: [address],
+  });
+  return rows.length > 0;
+}
+
+// ----------------------------------------------------------------------------------------------------- messages
+
+export interface MessageSummary {
+  id: string;
+  fromAddress: string;
+  subject: string;
+  receivedAt: Date;
+  isRead: boolean;
+  hasOtp: boolean;
+  rawSize: number;
+  linkCount: number;
+  attachmentCount: number;
+}
+
+export interface Attachment {
+  filename: string | null;
+  size: number;
+  content_type: string;
+}
+
+export interface Link {
+  index: number;
+  url: string;
+}
+
+export interface MessageRow extends MessageSummary {
+  toAddress: string;
+  bodyText: string | null;
+  bodyHtml: string | null;
+  headers: Record<string, string>;
+  attachments: Attachment[];
+  otp: string | null;
+  links: Link[] | null;
+}
+
+const SUMMARY_COLUMNS = `m.id, m.from_address AS "fromAddress", m.subject, m.received_at AS "receivedAt", m.is_read AS "isRead",
+  m.otp IS NOT NULL AS "hasOtp", m.raw_size AS "rawSize", m.link_count AS "linkCount", m.attachment_count AS "attachmentCount"`;
+
+/** A live inbox's newest messages; undefined when there is no such inbox. */
+export async function listMessages(db: Queryable, address: string, limit: number): Promise<MessageSummary[] | undefined> {
+  const { rows } = await db.query<MessageSummary & { inbox: string }>({
+    name: 'mail_list_messages',
+    text: `SELECT i.id AS inbox, m.* FROM inboxes i
+      LEFT JOIN LATERAL (SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.inbox_id = i.id
+        ORDER BY m.received_at DESC, m.id DESC LIMIT $2) m ON true
+      WHERE i.address = $1 AND ${LIVE}`,
+    values: [address, limit],
+  });
+  if (rows.length === 0) return undefined;
+  return rows.filter((r) => r.id !== null).map(({ inbox: _inbox, ...summary }) => summary);
+}
+
+/** A message of a live inbox, marked read by this read (the row says is_read as it is now: true). */
+export async function readMessage(db: Queryable, id: string): Promise<MessageRow | undefined> {
+  const { rows } = await db.query<MessageRow>({
+    name: 'mail_read_message',
+    text: `WITH m AS (
+        SELECT ${SUMMARY_COLUMNS}, m.to_address AS "toAddress", m.body_text AS "bodyText", m.body_html AS "bodyHtml",
+          m.headers, m.attachments, m.otp, m.links
+        FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE m.id = $1 AND ${LIVE}),
+      marked AS (UPDATE messages SET is_read = true WHERE id IN (SELECT id FROM m WHERE NOT "isRead"))
+      SELECT * FROM m`,
+    values: [id],
+  });
+  const row = rows[0];
+  return row && { ...row, isRead: true };
+}
+
+export async function rawMessage(db: Queryable, id: string): Promise<Buffer | undefined> {
+  const { rows } = await db.query<{ raw: Buffer }>({
+    name: 'mail_raw_message',
+    text: `SELECT m.raw FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE m.id = $1 AND ${LIVE}`,
+    values: [id],
+  });
+  return rows[0]?.raw;
+}
+
+export async function deleteMessage(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: 'mail_delete_message',
+    text: `DELETE FROM messages m USING inboxes i WHERE m.id = $1 AND i.id = m.inbox_id AND ${LIVE}`,
+    values: [id],
+  });
+  return rowCount === 1;
+}
+
+// --------------------------------------------------------------------------------------------------------- SMTP
+
+export type Recipient = { kind: 'foreign' } | { kind: 'unknown' } | { kind: 'inbox'; inboxId: string };
+
+/** What an RCPT TO address is to us: another domain's, an unknown (or expired) inbox of ours, or a live inbox. */
+export async function recipient(db: Queryable, address: string, domain: string): Promise<Recipient> {
+  const { rows } = await db.query<{ inboxId: string | null }>({
+    name: 'mail_recipient',
+    text: `SELECT (SELECT i.id FROM inboxes i WHERE i.address = $1 AND ${LIVE}) AS "inboxId" FROM mail_domains WHERE name = $2`,
+    values: [address, domain],
+  });
+  if (rows.length === 0) return { kind: 'foreign' };
+  return rows[0]!.inboxId ? { kind: 'inbox', inboxId: rows[0]!.inboxId } : { kind: 'unknown' };
+}
+
+export interface NewMessage {
+  id: string;
+  inboxId: string;
+  envelopeFrom: string;
+  toAddress: string;
+  fromAddress: string;
+  subject: string;
+  bodyText: string | null;
+  bodyHtml: string | null;
+  headers: Record<string, string>;
+  attachments: Attachment[];
+  parseError: string | null;
+  raw: Buffer;
+}
+
+/**
+ * Stores messages in one statement. A message whose inbox was deleted since RCPT (expired and swept) is not
+ * stored: that inbox and everything in it is gone anyway. Returns the ids stored.
+ */
+export async function insertMessages(db: Queryable, messages: readonly NewMessage[]): Promise<string[]> {
+  const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
+  const { rows } = await db.query<{ id: string }>({
+    name: 'mail_insert_messages',
+    text: `INSERT INTO messages (id, inbox_id, envelope_from, to_address, from_address, subject, body_text, body_html,
+        headers, attachments, attachment_count, raw_size, parse_error, raw)
+      SELECT u.id, u.inbox_id, u.envelope_from, u.to_address, u.from_address, u.subject, u.body_text, u.body_html,
+        u.headers, u.attachments, jsonb_array_length(u.attachments), length(u.raw), u.parse_error, u.raw
+      FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+        $9::jsonb[], $10::jsonb[], $11::text[], $12::bytea[])
+        AS u(id, inbox_id, envelope_from, to_address, from_address, subject, body_text, body_html, headers, attachments, parse_error, raw)
+      JOIN inboxes i ON i.id = u.inbox_id
+      RETURNING messages.id`,
+    values: [
+      col((m) => m.id),
+      col((m) => m.inboxId),
+      col((m) => m.envelopeFrom),
+      col((m) => m.toAddress),
+      col((m) => m.fromAddress),
+      col((m) => m.subject),
+      col((m) => m.bodyText),
+      col((m) => m.bodyHtml),
+      col((m) => JSON.stringify(m.headers)),
+      col((m) => JSON.stringify(m.attachments)),
+      col((m) => m.parseError),
+      col((m) => m.raw),
+    ],
+  });
+  return rows.map((r) => r.id);
+}
+
+// ------------------------------------------------------------------------------------------------------ sweeper
+
+/**
+ * Deletes up to `batch` messages of expired inboxes, then (when none are left) up to `batch` expired inboxes.
+ * Rows another sweeper holds are skipped, so several processes share the work. Returns the rows deleted.
+ */
+export async function sweepExpired(db: Queryable, batch: number): Promise<{ messages: number; inboxes: number }> {
+  const messages = await db.query(
+    `DELETE FROM messages WHERE id IN (
+       SELECT m.id FROM inboxes i JOIN messages m ON m.inbox_id = i.id
+       WHERE i.expires_at <= now() LIMIT $1 FOR UPDATE OF m SKIP LOCKED)`,
+    [batch],
+  );
+  if ((messages.rowCount ?? 0) > 0) return { messages: messages.rowCount ?? 0, inboxes: 0 };
+  const inboxes = await db.query(
+    `DELETE FROM inboxes WHERE id IN (SELECT id FROM inboxes WHERE expires_at <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+    [batch],
+  );
+  return { messages: 0, inboxes: inboxes.rowCount ?? 0 };
+}
