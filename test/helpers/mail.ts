@@ -1,7 +1,7 @@
 // The mail API and the SMTP receiver on real sockets over a test database, in this process, and small clients
 // for both: fetch for the API, nodemailer for SMTP.
 import type { AddressInfo } from 'node:net';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { buildMailApp, createSmtpServer, ensureDomains, type SmtpOptions } from '../../src/mail/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
@@ -18,7 +18,7 @@ export interface Mail {
   /** A fresh anonymous inbox's address (random local part unless given). */
   inbox(localPart?: string): Promise<string>;
   /** Sends with nodemailer over SMTP; resolves with nodemailer's info (the server's reply in `response`). */
-  send(message: nodemailer.SendMailOptions): Promise<SentInfo>;
+  send(message: SendMailOptions): Promise<SentInfo>;
   close(): Promise<void>;
 }
 
