@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { dialogue } from '../helpers/smtp.ts';
+import { SmtpClient } from '../helpers/smtp.ts';
 
 let db: TestDatabase;
 
@@ -44,9 +44,9 @@ describe('the smtp role', () => {
     try {
       const port = Number(/:(\d+)$/.exec(smtp.addresses.smtp!)![1]);
       for (const host of ['127.0.0.1', '::1']) {
-        const s = await dialogue(port, host);
+        const s = await SmtpClient.open(port, host);
         expect(s.greeting.code, host).toBe(220);
-        s.close();
+        s.destroy();
       }
       expect((await domains()).map((d) => d.name)).toEqual(expect.arrayContaining(['first.test', 'second.test']));
     } finally {

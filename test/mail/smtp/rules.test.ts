@@ -5,7 +5,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { startMail, type Mail } from '../../helpers/mail.ts';
-import { dialogue } from '../../helpers/smtp.ts';
+import { SmtpClient } from '../../helpers/smtp.ts';
 
 const LIMIT = 64 * 1024;
 
@@ -27,19 +27,19 @@ const stored = async (address: string) =>
 
 describe('SMTP rules', () => {
   it('greets, and advertises SIZE with the configured limit (no AUTH, no STARTTLS without a certificate)', async () => {
-    const s = await dialogue(mail.smtpPort);
+    const s = await SmtpClient.open(mail.smtpPort);
     expect(s.greeting.code).toBe(220);
     const ehlo = await s.command('EHLO client.example');
     expect(ehlo.code).toBe(250);
     expect(ehlo.text).toContain(`SIZE ${LIMIT}`);
     expect(ehlo.text).not.toMatch(/AUTH|STARTTLS/);
-    s.close();
+    s.destroy();
   });
 
   it('refuses other domains at RCPT with 550 5.7.1 (no relay), and unknown or expired inboxes with 550 5.1.1', async () => {
     const expired = await mail.inbox();
     await db.pool.query(`UPDATE inboxes SET expires_at = now() - interval '1 second' WHERE address = $1`, [expired]);
-    const s = await dialogue(mail.smtpPort);
+    const s = await SmtpClient.open(mail.smtpPort);
     await s.command('EHLO client.example');
     expect((await s.command('MAIL FROM:<a@example.org>')).code).toBe(250);
     const relay = await s.command('RCPT TO:<victim@gmail.com>');
@@ -50,12 +50,12 @@ describe('SMTP rules', () => {
     expect([gone.code, gone.text]).toEqual([550, expect.stringContaining('5.1.1')]);
     // With no recipient accepted there is nothing to send.
     expect((await s.data(message('nobody@inbox.test'))).code).toBeGreaterThanOrEqual(500);
-    s.close();
+    s.destroy();
   });
 
   it('552 for a message over the limit, announced (SIZE=) or not; nothing stored', async () => {
     const address = await mail.inbox();
-    const s = await dialogue(mail.smtpPort);
+    const s = await SmtpClient.open(mail.smtpPort);
     await s.command('EHLO client.example');
     const announced = await s.command(`MAIL FROM:<a@example.org> SIZE=${LIMIT + 1}`);
     expect(announced.code).toBe(552);
@@ -67,20 +67,20 @@ describe('SMTP rules', () => {
     expect((await s.command('MAIL FROM:<a@example.org>')).code).toBe(250);
     expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
     expect((await s.data(message(address))).code).toBe(250);
-    s.close();
+    s.destroy();
     expect(await stored(address)).toBe(1);
   });
 
   it('takes at most 50 recipients (452 for the 51st); several inboxes get one copy each, a repeated one only one', async () => {
     const inboxes = await Promise.all(Array.from({ length: 51 }, () => mail.inbox()));
-    const s = await dialogue(mail.smtpPort);
+    const s = await SmtpClient.open(mail.smtpPort);
     await s.command('EHLO client.example');
     await s.command('MAIL FROM:<a@example.org>');
     for (const address of inboxes.slice(0, 50)) expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
     expect((await s.command(`RCPT TO:<${inboxes[0]!.toUpperCase()}>`)).code).toBe(250); // the same inbox again
     expect((await s.command(`RCPT TO:<${inboxes[50]}>`)).code).toBe(452);
     expect((await s.data(message(inboxes[0]!))).code).toBe(250);
-    s.close();
+    s.destroy();
     for (const address of inboxes.slice(0, 50)) expect(await stored(address), address).toBe(1);
     expect(await stored(inboxes[50]!)).toBe(0);
     const { rows } = await db.pool.query(`SELECT DISTINCT to_address FROM messages WHERE to_address = ANY($1)`, [inboxes]);
@@ -89,12 +89,12 @@ describe('SMTP rules', () => {
 
   it('a null reverse-path (bounces, MAIL FROM:<>) is accepted', async () => {
     const address = await mail.inbox();
-    const s = await dialogue(mail.smtpPort);
+    const s = await SmtpClient.open(mail.smtpPort);
     await s.command('EHLO client.example');
     expect((await s.command('MAIL FROM:<>')).code).toBe(250);
     expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
     expect((await s.data(message(address))).code).toBe(250);
-    s.close();
+    s.destroy();
     const { rows } = await db.pool.query(`SELECT envelope_from FROM messages WHERE to_address = $1`, [address]);
     expect(rows).toEqual([{ envelope_from: '' }]);
   });
@@ -107,9 +107,9 @@ describe('SMTP with a certificate and behind a proxy', () => {
     const key = await readFile(new URL('../../fixtures/tls/key.pem', import.meta.url));
     const tlsMail = await startMail(tlsDb, { smtp: { tls: { cert, key } } });
     try {
-      const s = await dialogue(tlsMail.smtpPort);
+      const s = await SmtpClient.open(tlsMail.smtpPort);
       expect((await s.command('EHLO client.example')).text).toContain('STARTTLS');
-      s.close();
+      s.destroy();
       const address = await tlsMail.inbox();
       const transport = nodemailer.createTransport({ host: '127.0.0.1', port: tlsMail.smtpPort, secure: false, requireTLS: true, tls: { ca: cert, servername: 'inbox.test' } });
       const info = await transport.sendMail({ from: 'a@example.org', to: address, subject: 'over TLS', text: 'secret' });
@@ -127,13 +127,13 @@ describe('SMTP with a certificate and behind a proxy', () => {
     const proxied = await startMail(proxyDb, { smtp: { proxy: true } });
     try {
       const address = await proxied.inbox();
-      const s = await dialogue(proxied.smtpPort, '127.0.0.1', { before: 'PROXY TCP4 203.0.113.7 127.0.0.1 40000 25\r\n' });
+      const s = await SmtpClient.open(proxied.smtpPort, '127.0.0.1', { before: 'PROXY TCP4 203.0.113.7 127.0.0.1 40000 25\r\n' });
       expect(s.greeting.code).toBe(220);
       await s.command('EHLO client.example');
       await s.command('MAIL FROM:<a@example.org>');
       expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
       expect((await s.data(message(address))).code).toBe(250);
-      s.close();
+      s.destroy();
     } finally {
       await proxied.close();
       await proxyDb.pool.end();
