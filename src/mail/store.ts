@@ -239,17 +239,19 @@ export async function deleteMessage(db: Queryable, id: string): Promise<boolean>
 
 // --------------------------------------------------------------------------------------------------------- SMTP
 
-export type Recipient = { kind: 'foreign' } | { kind: 'unknown' } | { kind: 'inbox'; inboxId: string };
+export type Recipient = { kind: 'foreign' } | { kind: 'unknown' } | { kind: 'inbox'; inboxId: string; expiresAt: Date | null };
 
 /** What an RCPT TO address is to us: another domain's, an unknown (or expired) inbox of ours, or a live inbox. */
 export async function recipient(db: Queryable, address: string, domain: string): Promise<Recipient> {
-  const { rows } = await db.query<{ inboxId: string | null }>({
+  const { rows } = await db.query<{ inboxId: string | null; expiresAt: Date | null }>({
     name: 'mail_recipient',
-    text: `SELECT (SELECT i.id FROM inboxes i WHERE i.address = $1 AND ${LIVE}) AS "inboxId" FROM mail_domains WHERE name = $2`,
+    text: `SELECT i.id AS "inboxId", i.expires_at AS "expiresAt" FROM mail_domains d
+      LEFT JOIN inboxes i ON i.address = $1 AND ${LIVE} WHERE d.name = $2`,
     values: [address, domain],
   });
-  if (rows.length === 0) return { kind: 'foreign' };
-  return rows[0]!.inboxId ? { kind: 'inbox', inboxId: rows[0]!.inboxId } : { kind: 'unknown' };
+  const row = rows[0];
+  if (!row) return { kind: 'foreign' };
+  return row.inboxId ? { kind: 'inbox', inboxId: row.inboxId, expiresAt: row.expiresAt } : { kind: 'unknown' };
 }
 
 export interface NewMessage {
@@ -267,38 +269,60 @@ export interface NewMessage {
   raw: Buffer;
 }
 
+const MESSAGE_COLUMNS = [
+  ['id', 'uuid'],
+  ['inbox_id', 'uuid'],
+  ['envelope_from', 'text'],
+  ['to_address', 'text'],
+  ['from_address', 'text'],
+  ['subject', 'text'],
+  ['body_text', 'text'],
+  ['body_html', 'text'],
+  ['headers', 'jsonb'],
+  ['attachments', 'jsonb'],
+  ['parse_error', 'text'],
+  ['raw', 'bytea'],
+] as const;
+
+/** One statement text per batch size, prepared once per connection. */
+const insertTexts = new Map<number, string>();
+function insertText(rows: number): string {
+  let text = insertTexts.get(rows);
+  if (!text) {
+    const width = MESSAGE_COLUMNS.length;
+    const values = Array.from({ length: rows }, (_, r) => `(${MESSAGE_COLUMNS.map(([, type], c) => `$${r * width + c + 1}::${type}`).join(', ')})`);
+    const names = MESSAGE_COLUMNS.map(([name]) => name).join(', ');
+    text = `INSERT INTO messages (${names}, attachment_count, raw_size)
+      SELECT ${MESSAGE_COLUMNS.map(([name]) => `v.${name}`).join(', ')}, jsonb_array_length(v.attachments), length(v.raw)
+      FROM (VALUES ${values.join(', ')}) AS v(${names})
+      JOIN inboxes i ON i.id = v.inbox_id
+      RETURNING messages.id`;
+    insertTexts.set(rows, text);
+  }
+  return text;
+}
+
 /**
- * Stores messages in one statement. A message whose inbox was deleted since RCPT (expired and swept) is not
- * stored: that inbox and everything in it is gone anyway. Returns the ids stored.
+ * Stores messages in one statement; the raw bytes go as binary parameters (an array literal would send them as
+ * hex text, twice the size). A message whose inbox was deleted since RCPT (expired and swept) is not stored:
+ * that inbox and everything in it is gone anyway. Returns the ids stored.
  */
 export async function insertMessages(db: Queryable, messages: readonly NewMessage[]): Promise<string[]> {
-  const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
-  const { rows } = await db.query<{ id: string }>({
-    name: 'mail_insert_messages',
-    text: `INSERT INTO messages (id, inbox_id, envelope_from, to_address, from_address, subject, body_text, body_html,
-        headers, attachments, attachment_count, raw_size, parse_error, raw)
-      SELECT u.id, u.inbox_id, u.envelope_from, u.to_address, u.from_address, u.subject, u.body_text, u.body_html,
-        u.headers, u.attachments, jsonb_array_length(u.attachments), length(u.raw), u.parse_error, u.raw
-      FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-        $9::jsonb[], $10::jsonb[], $11::text[], $12::bytea[])
-        AS u(id, inbox_id, envelope_from, to_address, from_address, subject, body_text, body_html, headers, attachments, parse_error, raw)
-      JOIN inboxes i ON i.id = u.inbox_id
-      RETURNING messages.id`,
-    values: [
-      col((m) => m.id),
-      col((m) => m.inboxId),
-      col((m) => m.envelopeFrom),
-      col((m) => m.toAddress),
-      col((m) => m.fromAddress),
-      col((m) => m.subject),
-      col((m) => m.bodyText),
-      col((m) => m.bodyHtml),
-      col((m) => JSON.stringify(m.headers)),
-      col((m) => JSON.stringify(m.attachments)),
-      col((m) => m.parseError),
-      col((m) => m.raw),
-    ],
-  });
+  const values = messages.flatMap((m) => [
+    m.id,
+    m.inboxId,
+    m.envelopeFrom,
+    m.toAddress,
+    m.fromAddress,
+    m.subject,
+    m.bodyText,
+    m.bodyHtml,
+    JSON.stringify(m.headers),
+    JSON.stringify(m.attachments),
+    m.parseError,
+    m.raw,
+  ]);
+  const { rows } = await db.query<{ id: string }>({ name: `mail_insert_messages_${messages.length}`, text: insertText(messages.length), values });
   return rows.map((r) => r.id);
 }
 

@@ -1,6 +1,7 @@
-// Stores accepted messages. Messages that arrive while a write is in flight are written together by the next
-// one (one statement, one commit), so under load the commit cost is shared without any message waiting for a
-// timer; alone, a message is written at once. Each sender is answered only after its own rows are committed.
+// Stores accepted messages. Up to two writes run at once; messages that arrive while both are in flight are
+// written together by the next one (one statement, one commit), so under load the commit cost is shared
+// without any message waiting for a timer, and alone a message is written at once. Each sender is answered
+// only after its own rows are committed.
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
@@ -18,6 +19,8 @@ export interface Ingest {
   store(envelope: Envelope, raw: Buffer): Promise<string[]>;
 }
 
+/** Writes in flight at once: one more than one, so a message need not wait for a whole batch before its own. */
+const WRITERS = 2;
 /** At most this many rows, or this many bytes, in one statement. */
 const MAX_BATCH_ROWS = 200;
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -29,26 +32,32 @@ interface Pending {
 }
 
 export function createIngest(pool: Pool, log: Logger): Ingest {
-  let queue: Pending[] = [];
-  let writing = false;
+  const queue: Pending[] = [];
+  let writing = 0;
 
-  async function drain(): Promise<void> {
-    writing = true;
-    while (queue.length > 0) {
+  function pump(): void {
+    while (queue.length > 0 && writing < WRITERS) {
       const batch = takeBatch();
-      try {
-        await write(batch);
-      } catch {
-        // One message's problem must not refuse the others: alone, each succeeds or fails on its own.
-        for (const p of batch) {
-          await write([p]).catch((err: unknown) => {
-            log.error({ err }, 'could not store a message');
-            p.reject(err);
-          });
-        }
+      writing++;
+      void writeBatch(batch).finally(() => {
+        writing--;
+        pump();
+      });
+    }
+  }
+
+  async function writeBatch(batch: Pending[]): Promise<void> {
+    try {
+      await write(batch);
+    } catch {
+      // One message's problem must not refuse the others: alone, each succeeds or fails on its own.
+      for (const p of batch) {
+        await write([p]).catch((err: unknown) => {
+          log.error({ err }, 'could not store a message');
+          p.reject(err);
+        });
       }
     }
-    writing = false;
   }
 
   async function write(batch: Pending[]): Promise<void> {
@@ -84,7 +93,7 @@ export function createIngest(pool: Pool, log: Logger): Ingest {
       }));
       return new Promise<string[]>((resolve, reject) => {
         queue.push({ messages, resolve, reject });
-        if (!writing) void drain();
+        pump();
       });
     },
   };

@@ -3,8 +3,8 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
-import { recipient } from '../store.ts';
 import { createIngest } from './ingest.ts';
+import { createRecipientLookup } from './recipients.ts';
 
 export interface SmtpOptions {
   pool: Pool;
@@ -32,6 +32,7 @@ const accepted = new WeakMap<SMTPServerSession, Map<string, { address: string; i
 export function createSmtpServer(options: SmtpOptions): SMTPServer {
   const { pool, log } = options;
   const ingest = createIngest(pool, log);
+  const lookup = createRecipientLookup(pool);
 
   const server = new SMTPServer({
     name: options.hostname,
@@ -52,9 +53,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
 
     onRcptTo(address: SMTPServerAddress, session, callback) {
       const lower = address.address.toLowerCase();
-      const at = lower.lastIndexOf('@');
-      const domain = at < 0 ? '' : lower.slice(at + 1);
-      recipient(pool, lower, domain).then(
+      lookup(lower).then(
         (found) => {
           if (found.kind === 'foreign') return callback(reply(550, '5.7.1 Relaying denied: not a domain of this server'));
           if (found.kind === 'unknown') return callback(reply(550, '5.1.1 No such inbox here (unknown or expired)'));
