@@ -189,18 +189,23 @@ export interface MessageRow extends MessageSummary {
 const SUMMARY_COLUMNS = `m.id, m.from_address AS "fromAddress", m.subject, m.received_at AS "receivedAt", m.is_read AS "isRead",
   m.otp IS NOT NULL AS "hasOtp", m.raw_size AS "rawSize", m.link_count AS "linkCount", m.attachment_count AS "attachmentCount"`;
 
-/** A live inbox's newest messages; undefined when there is no such inbox. */
-export async function listMessages(db: Queryable, address: string, limit: number): Promise<MessageSummary[] | undefined> {
-  const { rows } = await db.query<MessageSummary & { inbox: string }>({
-    name: 'mail_list_messages',
-    text: `SELECT i.id AS inbox, m.* FROM inboxes i
-      LEFT JOIN LATERAL (SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.inbox_id = i.id
-        ORDER BY m.received_at DESC, m.id DESC LIMIT $2) m ON true
-      WHERE i.address = $1 AND ${LIVE}`,
+/**
+ * A live inbox's newest messages as the API's JSON array, built by PostgreSQL (the list is the most polled
+ * route: rendering it there saves parsing rows and dates in JS); undefined when there is no such inbox.
+ */
+export async function listMessagesJson(db: Queryable, address: string, limit: number): Promise<string | undefined> {
+  const { rows } = await db.query<{ json: string }>({
+    name: 'mail_list_messages_json',
+    text: `SELECT coalesce((SELECT json_agg(json_build_object(
+          'id', m.id, 'from_address', m.from_address, 'subject', m.subject,
+          'received_at', to_char(m.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'is_read', m.is_read, 'has_otp', m.otp IS NOT NULL, 'raw_size', m.raw_size, 'link_count', m.link_count,
+          'attachment_count', m.attachment_count) ORDER BY m.received_at DESC, m.id DESC)
+        FROM (SELECT * FROM messages m WHERE m.inbox_id = i.id ORDER BY m.received_at DESC, m.id DESC LIMIT $2) m), '[]')::text AS json
+      FROM inboxes i WHERE i.address = $1 AND ${LIVE}`,
     values: [address, limit],
   });
-  if (rows.length === 0) return undefined;
-  return rows.filter((r) => r.id !== null).map(({ inbox: _inbox, ...summary }) => summary);
+  return rows[0]?.json;
 }
 
 /** A message of a live inbox, marked read by this read (the row says is_read as it is now: true). */

@@ -3,10 +3,9 @@
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { addressParam, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
-import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessages, markAllRead, type InboxRow } from '../store.ts';
+import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessagesJson, markAllRead, type InboxRow } from '../store.ts';
 import type { MailAppDeps } from './app.ts';
 import { AddressParams, GenerateBody, ListQuery } from './schemas.ts';
-import { summaryView } from './views.ts';
 
 const TAGS = ['inboxes'];
 const ATTEMPTS = 5;
@@ -108,11 +107,12 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
           response: { 200: { $ref: 'MessageList' }, ...problemResponses(400, 404) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const address = addressParam(request.params.address);
-        const messages = await listMessages(deps.pool, address, request.query.limit);
-        if (!messages) throw notFound(address);
-        return messages.map(summaryView);
+        const json = await listMessagesJson(deps.pool, address, request.query.limit);
+        if (json === undefined) throw notFound(address);
+        // Already the response body (the MessageList schema documents it).
+        return reply.type('application/json; charset=utf-8').send(json);
       },
     );
 

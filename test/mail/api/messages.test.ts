@@ -56,9 +56,13 @@ describe('message list', () => {
 describe('one message', () => {
   it('reading marks it read, once; unknown, malformed and deleted ids are 404', async () => {
     const address = await filled(2);
-    const [latest] = await json<{ id: string; is_read: boolean }[]>(`/api/v1/inboxes/${address}/messages`);
+    const [latest] = await json<{ id: string; is_read: boolean; received_at: string }[]>(`/api/v1/inboxes/${address}/messages`);
     expect(latest!.is_read).toBe(false);
-    expect((await json(`/api/v1/messages/${latest!.id}`)).is_read).toBe(true);
+    const full = await json(`/api/v1/messages/${latest!.id}`);
+    expect(full.is_read).toBe(true);
+    // The list (rendered by PostgreSQL) and the message (by us) show the same instant the same way.
+    expect(full.received_at).toBe(latest!.received_at);
+    expect(latest!.received_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 2, unread_count: 1 });
     expect((await json(`/api/v1/messages/${latest!.id.toUpperCase()}`)).id).toBe(latest!.id);
 
