@@ -36,7 +36,11 @@ export function randomLocalPart(): string {
   return out;
 }
 
-/** An address from a path, as stored: lower-cased (addresses are case-insensitive here). */
-export function addressParam(value: string): string {
-  return value.trim().toLowerCase();
+/**
+ * A name from a request (an address, a domain) as names are stored: trimmed and lower-cased (they are
+ * case-insensitive here). PostgreSQL text cannot carry NUL, so NUL becomes U+FFFD, which no stored name has:
+ * such a name is simply not found.
+ */
+export function lookupName(value: string): string {
+  return value.trim().toLowerCase().replaceAll('\u0000', '\uFFFD');
 }

@@ -2,7 +2,7 @@
 // case-insensitive; an unknown or expired one is 404 on every route.
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
-import { addressParam, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
+import { lookupName, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
 import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessagesJson, markAllRead, type InboxRow } from '../store.ts';
 import type { MailAppDeps } from './app.ts';
 import { AddressParams, GenerateBody, ListQuery } from './schemas.ts';
@@ -38,7 +38,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       },
       async (request, reply) => {
         const { domain: name, local_part: requested } = request.body;
-        const domain = await domainFor(deps.pool, name === undefined ? undefined : name.trim().toLowerCase().replace(/\.$/, ''));
+        const domain = await domainFor(deps.pool, name === undefined ? undefined : lookupName(name).replace(/\.$/, ''));
         if (!domain) {
           if (name === undefined) throw new Problem('conflict', 'no public domain is configured (MAIL_DOMAINS)');
           throw invalid([{ path: '/domain', location: 'body', message: `${JSON.stringify(name)} is not a domain of this service (see GET /api/v1/domains/)` }]);
@@ -70,7 +70,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       '/api/v1/inboxes/:address',
       { schema: { tags: TAGS, summary: 'An inbox with its counters', params: AddressParams, response: { 200: { $ref: 'Inbox' }, ...problemResponses(400, 404) } } },
       async (request) => {
-        const address = addressParam(request.params.address);
+        const address = lookupName(request.params.address);
         const inbox = await inboxByAddress(deps.pool, address);
         if (!inbox) throw notFound(address);
         return inboxView(inbox);
@@ -81,7 +81,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       '/api/v1/inboxes/:address/stats',
       { schema: { tags: TAGS, summary: "An inbox's aggregate counters", params: AddressParams, response: { 200: { $ref: 'InboxStats' }, ...problemResponses(400, 404) } } },
       async (request) => {
-        const address = addressParam(request.params.address);
+        const address = lookupName(request.params.address);
         const stats = await inboxStats(deps.pool, address);
         if (!stats) throw notFound(address);
         return {
@@ -108,7 +108,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         },
       },
       async (request, reply) => {
-        const address = addressParam(request.params.address);
+        const address = lookupName(request.params.address);
         const json = await listMessagesJson(deps.pool, address, request.query.limit);
         if (json === undefined) throw notFound(address);
         // Already the response body (the MessageList schema documents it).
@@ -120,7 +120,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       '/api/v1/inboxes/:address/mark-all-read',
       { schema: { tags: TAGS, summary: 'Mark every message of the inbox read', params: AddressParams, response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) } } },
       async (request, reply) => {
-        const address = addressParam(request.params.address);
+        const address = lookupName(request.params.address);
         if (!(await markAllRead(deps.pool, address))) throw notFound(address);
         return reply.code(204).send(null);
       },
@@ -130,7 +130,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       '/api/v1/inboxes/:address/clear',
       { schema: { tags: TAGS, summary: 'Delete every message of the inbox; the address stays', params: AddressParams, response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) } } },
       async (request, reply) => {
-        const address = addressParam(request.params.address);
+        const address = lookupName(request.params.address);
         if (!(await clearInbox(deps.pool, address))) throw notFound(address);
         return reply.code(204).send(null);
       },

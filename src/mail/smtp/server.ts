@@ -3,6 +3,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import { lookupName } from '../addresses.ts';
 import { createIngest } from './ingest.ts';
 import { createRecipientLookup } from './recipients.ts';
 
@@ -52,7 +53,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     },
 
     onRcptTo(address: SMTPServerAddress, session, callback) {
-      const lower = address.address.toLowerCase();
+      const lower = lookupName(address.address);
       lookup(lower).then(
         (found) => {
           if (found.kind === 'foreign') return callback(reply(550, '5.7.1 Relaying denied: not a domain of this server'));

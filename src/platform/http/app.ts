@@ -42,8 +42,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    routerOptions: { ignoreTrailingSlash: true },
+    // A mail address in a path can be 254 characters, percent-encoded up to three times that.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     clientErrorHandler: answerClientError,
+    // Bad percent-encoding and over-long path parameters are refused by the router itself: as problems too.
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   // Bodies are JSON only: without a text/plain parser such a POST gets 415 instead of reaching a handler.

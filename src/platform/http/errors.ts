@@ -11,7 +11,8 @@ const FASTIFY_CODES: Record<string, { code: ProblemCode; detail: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', detail: 'body is not valid JSON' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'bad_request', detail: 'Content-Length does not match the body' },
   FST_ERR_CTP_INVALID_TYPE: { code: 'unsupported_media_type', detail: 'Content-Type header is malformed' },
-  FST_ERR_BAD_URL: { code: 'bad_request', detail: 'the request path is not a valid URL' },
+  FST_ERR_BAD_URL: { code: 'bad_request', detail: 'the request path is not a valid URL (bad percent-encoding)' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'uri_too_long', detail: 'a path segment is longer than 1024 characters' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'bad_request', detail: 'the request cannot be routed' },
 };
 

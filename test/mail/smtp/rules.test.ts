@@ -48,6 +48,9 @@ describe('SMTP rules', () => {
     expect([unknown.code, unknown.text]).toEqual([550, expect.stringContaining('5.1.1')]);
     const gone = await s.command(`RCPT TO:<${expired}>`);
     expect([gone.code, gone.text]).toEqual([550, expect.stringContaining('5.1.1')]);
+    // A NUL (which PostgreSQL text cannot hold) is an unknown inbox, not a temporary failure.
+    const nul = await s.command('RCPT TO:<no\u0000body@inbox.test>');
+    expect(nul.code === 550 || nul.code === 501, nul.text).toBe(true);
     // With no recipient accepted there is nothing to send.
     expect((await s.data(message('nobody@inbox.test'))).code).toBeGreaterThanOrEqual(500);
     s.destroy();
