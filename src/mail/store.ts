@@ -268,8 +268,10 @@ export interface NewMessage {
   subject: string;
   bodyText: string | null;
   bodyHtml: string | null;
+  /** Lower-cased names; a repeated header's values joined with `\n`. */
   headers: Record<string, string>;
   attachments: Attachment[];
+  /** Why the bytes could not be read (fully); null when they could. */
   parseError: string | null;
   raw: Buffer;
 }

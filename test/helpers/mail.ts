@@ -5,7 +5,8 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { buildMailApp, createSmtpServer, ensureDomains, type SmtpOptions } from '../../src/mail/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
-import type { TestDatabase } from './db.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './db.ts';
 import { serve } from './http.ts';
 
 export const DOMAIN = 'inbox.test';
@@ -59,6 +60,23 @@ export async function startMail(
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A test file's database and mail service: made before its tests, closed after them. The fields are set once
+ * `beforeAll` has run, so read them inside hooks and tests.
+ */
+export function useMail(options: Parameters<typeof startMail>[1] = {}): { db: TestDatabase; mail: Mail } {
+  const context = {} as { db: TestDatabase; mail: Mail };
+  beforeAll(async () => {
+    context.db = await createTestDatabase();
+    context.mail = await startMail(context.db, options);
+  });
+  afterAll(async () => {
+    await context.mail?.close();
+    await context.db?.pool.end();
+  });
+  return context;
 }
 
 export type { SMTPServer };

@@ -2,9 +2,8 @@
 // each is accepted over SMTP and readable through the API without a server error, raw bytes exactly as sent.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startMail, type Mail } from '../helpers/mail.ts';
+import { describe, it } from 'vitest';
+import { useMail } from '../helpers/mail.ts';
 import { dataFor, SmtpClient, toCrlf } from '../helpers/smtp.ts';
 
 // test/mail/ -> the repository -> its parent, where shared/ sits next to main/.
@@ -32,17 +31,7 @@ const cases = files.flatMap((file) => {
   ];
 });
 
-let db: TestDatabase;
-let mail: Mail;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  mail = await startMail(db);
-});
-afterAll(async () => {
-  await mail?.close();
-  await db?.pool.end();
-});
+const t = useMail();
 
 // Concurrent (vitest's maxConcurrency, 5 at a time): each case has an inbox and a connection of its own, and
 // most of a case's time is smtp-server's fixed 100 ms wait before its greeting.
@@ -54,9 +43,9 @@ describe.concurrent('the public MIME corpus', () => {
   for (const { name, content } of cases) {
     it(`${name}: accepted over SMTP, readable through the API without a 5xx`, async ({ expect }) => {
       const { delivered } = dataFor(content);
-      const address = await mail.inbox();
+      const address = await t.mail.inbox();
 
-      const client = await SmtpClient.connect(mail.smtpPort);
+      const client = await SmtpClient.connect(t.mail.smtpPort);
       try {
         const reply = await client.send({ from: 'corpus@sender.test', to: [address] }, content);
         expect(reply.code, `${name}: SMTP answered ${reply.text}`).toBe(250);
@@ -66,7 +55,7 @@ describe.concurrent('the public MIME corpus', () => {
 
       /** GET through the API; never a 5xx, and the status expected. */
       const get = async (path: string, status = 200): Promise<Response> => {
-        const res = await mail.call(path);
+        const res = await t.mail.call(path);
         if (res.status >= 500 || res.status !== status) {
           expect.fail(`${name}: GET ${path} answered ${res.status}: ${await res.text()}`);
         }

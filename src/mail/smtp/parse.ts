@@ -2,18 +2,10 @@
 // cannot be parsed is left empty and named in `parseError`, and the raw bytes are stored regardless.
 import libmime from 'libmime';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { Attachment } from '../store.ts';
+import type { NewMessage } from '../store.ts';
 
-export interface ParsedMessage {
-  fromAddress: string;
-  subject: string;
-  bodyText: string | null;
-  bodyHtml: string | null;
-  /** Lower-cased names; a repeated header's values joined with `\n`. */
-  headers: Record<string, string>;
-  attachments: Attachment[];
-  parseError: string | null;
-}
+/** The fields of a stored message that come from its bytes. */
+export type ParsedMessage = Pick<NewMessage, 'fromAddress' | 'subject' | 'bodyText' | 'bodyHtml' | 'headers' | 'attachments' | 'parseError'>;
 
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   let mail: ParsedMail;

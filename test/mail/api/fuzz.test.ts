@@ -4,24 +4,21 @@
 // 1,400 requests per run, from fast-check's arbitraries.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { problemOf } from '../../helpers/http.ts';
-import { startMail, type Mail } from '../../helpers/mail.ts';
+import { useMail } from '../../helpers/mail.ts';
 
-let db: TestDatabase;
-let mail: Mail;
 /** Live inboxes and the ids of their messages (some are deleted or cleared by the requests themselves). */
 const addresses: string[] = [];
 const messageIds: string[] = [];
 const statuses = new Map<number, number>();
 
+const t = useMail();
+
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mail = await startMail(db);
-  addresses.push(await mail.inbox(), await mail.inbox(), await mail.inbox('fuzz.target+tag'), await mail.inbox("o'hara"));
+  addresses.push(await t.mail.inbox(), await t.mail.inbox(), await t.mail.inbox('fuzz.target+tag'), await t.mail.inbox("o'hara"));
   for (const [i, to] of addresses.entries()) {
-    await mail.send({ from: 'sender@example.org', to, subject: `plain ${i}`, text: `body ${i} https://example.org/${i}` });
-    await mail.send({
+    await t.mail.send({ from: 'sender@example.org', to, subject: `plain ${i}`, text: `body ${i} https://example.org/${i}` });
+    await t.mail.send({
       from: '"Ünïcode" <ü@example.org>',
       to,
       subject: `Your code is 48${i}913 ✓`,
@@ -30,22 +27,20 @@ beforeAll(async () => {
     });
   }
   for (const address of addresses) {
-    const res = await mail.call(`/api/v1/inboxes/${encodeURIComponent(address)}/messages`);
+    const res = await t.mail.call(`/api/v1/inboxes/${encodeURIComponent(address)}/messages`);
     messageIds.push(...((await res.json()) as { id: string }[]).map((m) => m.id));
   }
   expect(messageIds.length).toBe(2 * addresses.length);
 });
 afterAll(async () => {
   console.log(`fuzz: ${total()} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
-  await mail.close();
-  await db.pool.end();
 });
 
 const total = () => [...statuses.values()].reduce((a, b) => a + b, 0);
 
 /** A request as sent: the body as bytes, so fetch adds no Content-Type of its own. */
 async function send(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${mail.url}${path}`, {
+  return fetch(`${t.mail.url}${path}`, {
     method,
     headers,
     body: typeof body === 'string' ? Buffer.from(body) : body,
@@ -279,7 +274,7 @@ describe('fuzz: no request gets a 5xx', () => {
       ),
       run(50),
     );
-    expect((await fetch(`${mail.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${t.mail.url}/readyz`)).status).toBe(200);
     expect(total()).toBeGreaterThanOrEqual(1400);
   });
 });

@@ -1,31 +1,24 @@
 // Domains and anonymous generation over HTTP, per decisions.md "Domains" and "Generate".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { putDomain } from '../../../src/mail/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { problemOf } from '../../helpers/http.ts';
-import { startMail, type Mail } from '../../helpers/mail.ts';
+import { useMail } from '../../helpers/mail.ts';
 
-let db: TestDatabase;
-let mail: Mail;
+
+const t = useMail({ domains: ['inbox.test', 'second.test'], anonTtlSeconds: 600 });
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mail = await startMail(db, { domains: ['inbox.test', 'second.test'], anonTtlSeconds: 600 });
-  await putDomain(db.pool, { name: 'private.test', isPublic: false, tierRequired: 0 });
-  await putDomain(db.pool, { name: 'paid.test', isPublic: true, tierRequired: 3 });
-});
-afterAll(async () => {
-  await mail.close();
-  await db.pool.end();
+  await putDomain(t.db.pool, { name: 'private.test', isPublic: false, tierRequired: 0 });
+  await putDomain(t.db.pool, { name: 'paid.test', isPublic: true, tierRequired: 3 });
 });
 
 const generate = (body?: unknown, headers?: Record<string, string>) =>
-  mail.call('/api/v1/inboxes/generate', { method: 'POST', ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
+  t.mail.call('/api/v1/inboxes/generate', { method: 'POST', ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
 
 describe('GET /api/v1/domains/', () => {
   it('lists every domain in the order configured, with and without the trailing slash', async () => {
     for (const path of ['/api/v1/domains/', '/api/v1/domains']) {
-      const res = await mail.call(path);
+      const res = await t.mail.call(path);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({
         domains: [
@@ -54,7 +47,7 @@ describe('POST /api/v1/inboxes/generate', () => {
   });
 
   it('random addresses do not repeat', async () => {
-    const addresses = await Promise.all(Array.from({ length: 40 }, () => mail.inbox()));
+    const addresses = await Promise.all(Array.from({ length: 40 }, () => t.mail.inbox()));
     expect(new Set(addresses).size).toBe(40);
   });
 
@@ -122,7 +115,7 @@ describe('POST /api/v1/inboxes/generate', () => {
   });
 
   it('a body that is not JSON is 415', async () => {
-    const res = await mail.call('/api/v1/inboxes/generate', { method: 'POST', body: 'local_part=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await t.mail.call('/api/v1/inboxes/generate', { method: 'POST', body: 'local_part=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
     await problemOf(res);
   });
@@ -130,17 +123,17 @@ describe('POST /api/v1/inboxes/generate', () => {
 
 describe('GET /api/v1/inboxes/{address}', () => {
   it('answers in any case; unknown addresses are 404 problems', async () => {
-    const address = await mail.inbox('Reader');
-    const res = await mail.call(`/api/v1/inboxes/${encodeURIComponent('READER@Inbox.Test')}`);
+    const address = await t.mail.inbox('Reader');
+    const res = await t.mail.call(`/api/v1/inboxes/${encodeURIComponent('READER@Inbox.Test')}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ address, message_count: 0, unread_count: 0, label: null, webhook_url: null });
     for (const path of ['/api/v1/inboxes/nobody@inbox.test', '/api/v1/inboxes/not-an-address', '/api/v1/inboxes/nobody@inbox.test/messages', '/api/v1/inboxes/nobody@inbox.test/stats']) {
-      const missing = await mail.call(path);
+      const missing = await t.mail.call(path);
       expect(missing.status, path).toBe(404);
       expect((await problemOf(missing)).code).toBe('not_found');
     }
     for (const path of ['/api/v1/inboxes/nobody@inbox.test/clear', '/api/v1/inboxes/nobody@inbox.test/mark-all-read']) {
-      expect((await mail.call(path, { method: 'POST' })).status, path).toBe(404);
+      expect((await t.mail.call(path, { method: 'POST' })).status, path).toBe(404);
     }
   });
 });

@@ -1,27 +1,16 @@
 // Messages over HTTP after real SMTP delivery: list, read (marks read), raw, delete, clear, mark-all-read,
 // stats, and counters that stay exact under concurrent reads and deletes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
+import { describe, expect, it } from 'vitest';
 import { problemOf } from '../../helpers/http.ts';
-import { startMail, type Mail } from '../../helpers/mail.ts';
+import { useMail, type Mail } from '../../helpers/mail.ts';
 
-let db: TestDatabase;
-let mail: Mail;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  mail = await startMail(db);
-});
-afterAll(async () => {
-  await mail.close();
-  await db.pool.end();
-});
 
 /** An inbox holding `count` messages sent one after another (subjects m0, m1, …). */
 async function filled(count: number, attach = false): Promise<string> {
-  const address = await mail.inbox();
+  const address = await t.mail.inbox();
   for (let i = 0; i < count; i++) {
-    await mail.send({
+    await t.mail.send({
       from: 'sender@example.org',
       to: address,
       subject: `m${i}`,
@@ -33,10 +22,12 @@ async function filled(count: number, attach = false): Promise<string> {
 }
 
 const json = async <T = any>(path: string, init?: Parameters<Mail['call']>[1]): Promise<T> => {
-  const res = await mail.call(path, init);
+  const res = await t.mail.call(path, init);
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 };
+
+const t = useMail();
 
 describe('message list', () => {
   it('is newest first, 50 by default, limit 1 to 200; a bad limit is 400', async () => {
@@ -45,11 +36,11 @@ describe('message list', () => {
     expect(all.map((m) => m.subject)).toEqual(['m4', 'm3', 'm2', 'm1', 'm0']);
     expect((await json<unknown[]>(`/api/v1/inboxes/${address}/messages?limit=2`)).length).toBe(2);
     for (const limit of ['0', '201', 'abc', '1.5']) {
-      const res = await mail.call(`/api/v1/inboxes/${address}/messages?limit=${limit}`);
+      const res = await t.mail.call(`/api/v1/inboxes/${address}/messages?limit=${limit}`);
       expect(res.status, limit).toBe(400);
       expect((await problemOf(res)).errors).toEqual([expect.objectContaining({ location: 'query' })]);
     }
-    expect(await json(`/api/v1/inboxes/${await mail.inbox()}/messages`)).toEqual([]);
+    expect(await json(`/api/v1/inboxes/${await t.mail.inbox()}/messages`)).toEqual([]);
   });
 });
 
@@ -66,13 +57,13 @@ describe('one message', () => {
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 2, unread_count: 1 });
     expect((await json(`/api/v1/messages/${latest!.id.toUpperCase()}`)).id).toBe(latest!.id);
 
-    expect((await mail.call(`/api/v1/messages/${latest!.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await t.mail.call(`/api/v1/messages/${latest!.id}`, { method: 'DELETE' })).status).toBe(204);
     for (const path of [`/api/v1/messages/${latest!.id}`, `/api/v1/messages/${latest!.id}/raw`, '/api/v1/messages/0190b1a2-0000-7000-8000-000000000000', '/api/v1/messages/not-a-uuid', '/api/v1/messages/not-a-uuid/raw']) {
-      const res = await mail.call(path);
+      const res = await t.mail.call(path);
       expect(res.status, path).toBe(404);
       expect((await problemOf(res)).code).toBe('not_found');
     }
-    expect((await mail.call(`/api/v1/messages/${latest!.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await t.mail.call(`/api/v1/messages/${latest!.id}`, { method: 'DELETE' })).status).toBe(404);
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 1, unread_count: 1 });
   });
 });
@@ -88,23 +79,23 @@ describe('inbox operations', () => {
       attachment_count: 3,
       last_received_at: expect.any(String),
     });
-    const markRes = await mail.call(`/api/v1/inboxes/${address}/mark-all-read`, { method: 'POST' });
+    const markRes = await t.mail.call(`/api/v1/inboxes/${address}/mark-all-read`, { method: 'POST' });
     expect(markRes.status).toBe(204);
     expect(await markRes.text()).toBe('');
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 3, unread_count: 0 });
 
-    expect((await mail.call(`/api/v1/inboxes/${address}/clear`, { method: 'POST' })).status).toBe(204);
+    expect((await t.mail.call(`/api/v1/inboxes/${address}/clear`, { method: 'POST' })).status).toBe(204);
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 0, unread_count: 0 });
     expect(await json(`/api/v1/inboxes/${address}/stats`)).toMatchObject({ message_count: 0, total_bytes: 0, attachment_count: 0, last_received_at: null });
 
-    await mail.send({ from: 'sender@example.org', to: address, subject: 'after clear', text: 'still here' });
+    await t.mail.send({ from: 'sender@example.org', to: address, subject: 'after clear', text: 'still here' });
     expect((await json<unknown[]>(`/api/v1/inboxes/${address}/messages`)).length).toBe(1);
   });
 
   it('stats add up raw sizes exactly', async () => {
     const address = await filled(3);
     const list = await json<{ raw_size: number }[]>(`/api/v1/inboxes/${address}/messages`);
-    const { rows } = await db.pool.query<{ n: number }>(`SELECT sum(length(raw))::int AS n FROM messages WHERE to_address = $1`, [address]);
+    const { rows } = await t.db.pool.query<{ n: number }>(`SELECT sum(length(raw))::int AS n FROM messages WHERE to_address = $1`, [address]);
     expect((await json(`/api/v1/inboxes/${address}/stats`)).total_bytes).toBe(list.reduce((n, m) => n + m.raw_size, 0));
     expect(rows[0]!.n).toBe(list.reduce((n, m) => n + m.raw_size, 0));
   });
@@ -115,9 +106,9 @@ describe('inbox operations', () => {
     const deleted = ids.filter((_, i) => i % 3 === 0); // 10
     const read = ids.filter((_, i) => i % 3 === 1); // 10, each read twice at once
     await Promise.all([
-      ...deleted.map((id) => mail.call(`/api/v1/messages/${id}`, { method: 'DELETE' })),
-      ...deleted.map((id) => mail.call(`/api/v1/messages/${id}`)), // racing its delete: 200 or 404
-      ...read.flatMap((id) => [mail.call(`/api/v1/messages/${id}`), mail.call(`/api/v1/messages/${id}`)]),
+      ...deleted.map((id) => t.mail.call(`/api/v1/messages/${id}`, { method: 'DELETE' })),
+      ...deleted.map((id) => t.mail.call(`/api/v1/messages/${id}`)), // racing its delete: 200 or 404
+      ...read.flatMap((id) => [t.mail.call(`/api/v1/messages/${id}`), t.mail.call(`/api/v1/messages/${id}`)]),
     ]);
     const inbox = await json(`/api/v1/inboxes/${address}`);
     expect(inbox).toMatchObject({ message_count: 20, unread_count: 10 });
@@ -125,8 +116,8 @@ describe('inbox operations', () => {
     expect(list.filter((m) => !m.is_read)).toHaveLength(10);
 
     await Promise.all([
-      mail.call(`/api/v1/inboxes/${address}/mark-all-read`, { method: 'POST' }),
-      ...ids.filter((_, i) => i % 3 === 2).slice(0, 5).map((id) => mail.call(`/api/v1/messages/${id}`, { method: 'DELETE' })),
+      t.mail.call(`/api/v1/inboxes/${address}/mark-all-read`, { method: 'POST' }),
+      ...ids.filter((_, i) => i % 3 === 2).slice(0, 5).map((id) => t.mail.call(`/api/v1/messages/${id}`, { method: 'DELETE' })),
     ]);
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 15, unread_count: 0 });
   });

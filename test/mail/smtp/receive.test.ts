@@ -1,20 +1,9 @@
 // A real SMTP client (nodemailer) sends; the API gives back every field, and the raw bytes exactly.
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { startMail, type Mail } from '../../helpers/mail.ts';
+import { describe, expect, it } from 'vitest';
+import { useMail } from '../../helpers/mail.ts';
 
-let db: TestDatabase;
-let mail: Mail;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  mail = await startMail(db);
-});
-afterAll(async () => {
-  await mail.close();
-  await db.pool.end();
-});
 
 /** A message as nodemailer builds it, ending with CRLF: SMTP's data always ends with its last line's CRLF. */
 async function compose(options: ConstructorParameters<typeof MailComposer>[0]): Promise<Buffer> {
@@ -22,9 +11,11 @@ async function compose(options: ConstructorParameters<typeof MailComposer>[0]): 
   return built.subarray(-2).toString() === '\r\n' ? built : Buffer.concat([built, Buffer.from('\r\n')]);
 }
 
+const t = useMail();
+
 describe('receiving with a real SMTP client', () => {
   it('stores what was sent: every field readable, raw bytes equal', async () => {
-    const address = await mail.inbox();
+    const address = await t.mail.inbox();
     const raw = await compose({
       from: '"Zoë Sender" <zoe@example.org>',
       to: address,
@@ -35,10 +26,10 @@ describe('receiving with a real SMTP client', () => {
       headers: { 'X-Custom': 'one' },
       attachments: [{ filename: 'report.pdf', content: Buffer.alloc(1234, 7), contentType: 'application/pdf' }],
     });
-    const info = await mail.send({ envelope: { from: 'bounce@example.org', to: [address] }, raw });
+    const info = await t.mail.send({ envelope: { from: 'bounce@example.org', to: [address] }, raw });
     expect(info.response).toMatch(/^250 /);
 
-    const list = (await (await mail.call(`/api/v1/inboxes/${address}/messages`)).json()) as Record<string, unknown>[];
+    const list = (await (await t.mail.call(`/api/v1/inboxes/${address}/messages`)).json()) as Record<string, unknown>[];
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({
       from_address: 'zoe@example.org',
@@ -49,7 +40,7 @@ describe('receiving with a real SMTP client', () => {
       attachment_count: 1,
     });
     const id = list[0]!.id as string;
-    const message = (await (await mail.call(`/api/v1/messages/${id}`)).json()) as Record<string, any>;
+    const message = (await (await t.mail.call(`/api/v1/messages/${id}`)).json()) as Record<string, any>;
     expect(message).toMatchObject({
       id,
       from_address: 'zoe@example.org',
@@ -66,12 +57,12 @@ describe('receiving with a real SMTP client', () => {
     // Sent as an RFC 2047 encoded word, shown decoded.
     expect(message.headers.from).toBe('Zoë Sender <zoe@example.org>');
 
-    const rawRes = await mail.call(`/api/v1/messages/${id}/raw`);
+    const rawRes = await t.mail.call(`/api/v1/messages/${id}/raw`);
     expect(rawRes.headers.get('content-type')).toBe('application/rfc822');
     expect(rawRes.headers.get('content-disposition')).toBe(`attachment; filename="${id}.eml"`);
     expect(Buffer.from(await rawRes.arrayBuffer()).equals(raw)).toBe(true);
 
-    const inbox = (await (await mail.call(`/api/v1/inboxes/${address}`)).json()) as Record<string, unknown>;
+    const inbox = (await (await t.mail.call(`/api/v1/inboxes/${address}`)).json()) as Record<string, unknown>;
     expect(inbox).toMatchObject({ address, message_count: 1, unread_count: 0 });
   });
 });

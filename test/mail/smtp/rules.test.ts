@@ -2,32 +2,24 @@
 // expired inboxes refused at RCPT, SIZE advertised and enforced, at most 50 recipients, one stored copy per inbox.
 import { readFile } from 'node:fs/promises';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { startMail, type Mail } from '../../helpers/mail.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../helpers/db.ts';
+import { startMail, useMail } from '../../helpers/mail.ts';
 import { SmtpClient } from '../../helpers/smtp.ts';
 
 const LIMIT = 64 * 1024;
 
-let db: TestDatabase;
-let mail: Mail;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  mail = await startMail(db, { smtp: { maxMessageBytes: LIMIT } });
-});
-afterAll(async () => {
-  await mail.close();
-  await db.pool.end();
-});
 
 const message = (to: string, body = 'hello') => `From: a@example.org\r\nTo: ${to}\r\nSubject: rules\r\n\r\n${body}\r\n`;
 const stored = async (address: string) =>
-  (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE i.address = $1`, [address])).rows[0]!.n;
+  (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE i.address = $1`, [address])).rows[0]!.n;
+
+const t = useMail({ smtp: { maxMessageBytes: LIMIT } });
 
 describe('SMTP rules', () => {
   it('greets, and advertises SIZE with the configured limit (no AUTH, no STARTTLS without a certificate)', async () => {
-    const s = await SmtpClient.open(mail.smtpPort);
+    const s = await SmtpClient.open(t.mail.smtpPort);
     expect(s.greeting.code).toBe(220);
     const ehlo = await s.command('EHLO client.example');
     expect(ehlo.code).toBe(250);
@@ -37,9 +29,9 @@ describe('SMTP rules', () => {
   });
 
   it('refuses other domains at RCPT with 550 5.7.1 (no relay), and unknown or expired inboxes with 550 5.1.1', async () => {
-    const expired = await mail.inbox();
-    await db.pool.query(`UPDATE inboxes SET expires_at = now() - interval '1 second' WHERE address = $1`, [expired]);
-    const s = await SmtpClient.open(mail.smtpPort);
+    const expired = await t.mail.inbox();
+    await t.db.pool.query(`UPDATE inboxes SET expires_at = now() - interval '1 second' WHERE address = $1`, [expired]);
+    const s = await SmtpClient.open(t.mail.smtpPort);
     await s.command('EHLO client.example');
     expect((await s.command('MAIL FROM:<a@example.org>')).code).toBe(250);
     const relay = await s.command('RCPT TO:<victim@gmail.com>');
@@ -57,8 +49,8 @@ describe('SMTP rules', () => {
   });
 
   it('552 for a message over the limit, announced (SIZE=) or not; nothing stored', async () => {
-    const address = await mail.inbox();
-    const s = await SmtpClient.open(mail.smtpPort);
+    const address = await t.mail.inbox();
+    const s = await SmtpClient.open(t.mail.smtpPort);
     await s.command('EHLO client.example');
     const announced = await s.command(`MAIL FROM:<a@example.org> SIZE=${LIMIT + 1}`);
     expect(announced.code).toBe(552);
@@ -75,8 +67,8 @@ describe('SMTP rules', () => {
   });
 
   it('takes at most 50 recipients (452 for the 51st); several inboxes get one copy each, a repeated one only one', async () => {
-    const inboxes = await Promise.all(Array.from({ length: 51 }, () => mail.inbox()));
-    const s = await SmtpClient.open(mail.smtpPort);
+    const inboxes = await Promise.all(Array.from({ length: 51 }, () => t.mail.inbox()));
+    const s = await SmtpClient.open(t.mail.smtpPort);
     await s.command('EHLO client.example');
     await s.command('MAIL FROM:<a@example.org>');
     for (const address of inboxes.slice(0, 50)) expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
@@ -86,19 +78,19 @@ describe('SMTP rules', () => {
     s.destroy();
     for (const address of inboxes.slice(0, 50)) expect(await stored(address), address).toBe(1);
     expect(await stored(inboxes[50]!)).toBe(0);
-    const { rows } = await db.pool.query(`SELECT DISTINCT to_address FROM messages WHERE to_address = ANY($1)`, [inboxes]);
+    const { rows } = await t.db.pool.query(`SELECT DISTINCT to_address FROM messages WHERE to_address = ANY($1)`, [inboxes]);
     expect(rows).toHaveLength(50);
   });
 
   it('a null reverse-path (bounces, MAIL FROM:<>) is accepted', async () => {
-    const address = await mail.inbox();
-    const s = await SmtpClient.open(mail.smtpPort);
+    const address = await t.mail.inbox();
+    const s = await SmtpClient.open(t.mail.smtpPort);
     await s.command('EHLO client.example');
     expect((await s.command('MAIL FROM:<>')).code).toBe(250);
     expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
     expect((await s.data(message(address))).code).toBe(250);
     s.destroy();
-    const { rows } = await db.pool.query(`SELECT envelope_from FROM messages WHERE to_address = $1`, [address]);
+    const { rows } = await t.db.pool.query(`SELECT envelope_from FROM messages WHERE to_address = $1`, [address]);
     expect(rows).toEqual([{ envelope_from: '' }]);
   });
 });
