@@ -1,6 +1,7 @@
 // All SQL of the mail service. An inbox past its `expires_at` is gone for every read and write here, whether or
 // not the sweeper has deleted it yet. Queries on the request path are named (prepared once per connection).
 import type { Queryable } from '../platform/db/index.ts';
+import type { Link } from './extract/index.ts';
 
 const LIVE = '(i.expires_at IS NULL OR i.expires_at > now())';
 
@@ -171,11 +172,6 @@ export interface Attachment {
   content_type: string;
 }
 
-export interface Link {
-  index: number;
-  url: string;
-}
-
 export interface MessageRow extends MessageSummary {
   toAddress: string;
   bodyText: string | null;
@@ -222,6 +218,36 @@ export async function readMessage(db: Queryable, id: string): Promise<MessageRow
   });
   const row = rows[0];
   return row && { ...row, isRead: true };
+}
+
+export interface ExtractionRow {
+  id: string;
+  subject: string;
+  bodyText: string | null;
+  bodyHtml: string | null;
+  otp: string | null;
+  otpVersion: number;
+  links: Link[] | null;
+}
+
+/** What extraction looks at and found, for a message of a live inbox. */
+export async function extractionOf(db: Queryable, id: string): Promise<ExtractionRow | undefined> {
+  const { rows } = await db.query<ExtractionRow>({
+    name: 'mail_extraction',
+    text: `SELECT m.id, m.subject, m.body_text AS "bodyText", m.body_html AS "bodyHtml", m.otp, m.otp_version AS "otpVersion", m.links
+      FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE m.id = $1 AND ${LIVE}`,
+    values: [id],
+  });
+  return rows[0];
+}
+
+/** Stores a later finding: a newer detector's code, or links of a message stored before links were kept. */
+export async function storeExtraction(db: Queryable, id: string, found: { otp: string | null; otpVersion: number; links: Link[] }): Promise<void> {
+  await db.query({
+    name: 'mail_store_extraction',
+    text: `UPDATE messages SET otp = $2, otp_version = $3, links = $4, link_count = jsonb_array_length($4::jsonb) WHERE id = $1`,
+    values: [id, found.otp, found.otpVersion, JSON.stringify(found.links)],
+  });
 }
 
 export async function rawMessage(db: Queryable, id: string): Promise<Buffer | undefined> {
@@ -273,6 +299,9 @@ export interface NewMessage {
   attachments: Attachment[];
   /** Why the bytes could not be read (fully); null when they could. */
   parseError: string | null;
+  otp: string | null;
+  otpVersion: number;
+  links: Link[];
   raw: Buffer;
 }
 
@@ -288,6 +317,9 @@ const MESSAGE_COLUMNS = [
   ['headers', 'jsonb'],
   ['attachments', 'jsonb'],
   ['parse_error', 'text'],
+  ['otp', 'text'],
+  ['otp_version', 'smallint'],
+  ['links', 'jsonb'],
   ['raw', 'bytea'],
 ] as const;
 
@@ -299,8 +331,8 @@ function insertText(rows: number): string {
     const width = MESSAGE_COLUMNS.length;
     const values = Array.from({ length: rows }, (_, r) => `(${MESSAGE_COLUMNS.map(([, type], c) => `$${r * width + c + 1}::${type}`).join(', ')})`);
     const names = MESSAGE_COLUMNS.map(([name]) => name).join(', ');
-    text = `INSERT INTO messages (${names}, attachment_count, raw_size)
-      SELECT ${MESSAGE_COLUMNS.map(([name]) => `v.${name}`).join(', ')}, jsonb_array_length(v.attachments), length(v.raw)
+    text = `INSERT INTO messages (${names}, attachment_count, link_count, raw_size)
+      SELECT ${MESSAGE_COLUMNS.map(([name]) => `v.${name}`).join(', ')}, jsonb_array_length(v.attachments), jsonb_array_length(v.links), length(v.raw)
       FROM (VALUES ${values.join(', ')}) AS v(${names})
       JOIN inboxes i ON i.id = v.inbox_id
       RETURNING messages.id`;
@@ -327,6 +359,9 @@ export async function insertMessages(db: Queryable, messages: readonly NewMessag
     JSON.stringify(m.headers),
     JSON.stringify(m.attachments),
     m.parseError,
+    m.otp,
+    m.otpVersion,
+    JSON.stringify(m.links),
     m.raw,
   ]);
   const { rows } = await db.query<{ id: string }>({ name: `mail_insert_messages_${messages.length}`, text: insertText(messages.length), values });

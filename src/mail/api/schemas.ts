@@ -81,6 +81,25 @@ export const MessageSchema = Type.Object(
   { $id: 'Message' },
 );
 
+export const MessageOtpSchema = Type.Object(
+  {
+    message_id: Type.String({ format: 'uuid' }),
+    otp: Nullable(Type.String({ description: 'digits without separators, or a letter-and-digit code as shown' })),
+    found: Type.Boolean(),
+    subject: Type.String(),
+  },
+  { $id: 'MessageOtp' },
+);
+
+export const MessageLinksSchema = Type.Object(
+  {
+    message_id: Type.String({ format: 'uuid' }),
+    count: Type.Integer(),
+    links: Type.Array(Type.Object({ index: Type.Integer(), url: Type.String() })),
+  },
+  { $id: 'MessageLinks' },
+);
+
 export const AddressParams = Type.Object({ address: Type.String({ maxLength: 400 }) });
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export const ListQuery = Type.Object(
@@ -88,4 +107,4 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const MAIL_SCHEMAS = [DomainSchema, DomainListSchema, InboxSchema, InboxStatsSchema, MessageSummarySchema, MessageListSchema, MessageSchema];
+export const MAIL_SCHEMAS = [DomainSchema, DomainListSchema, InboxSchema, InboxStatsSchema, MessageSummarySchema, MessageListSchema, MessageSchema, MessageOtpSchema, MessageLinksSchema];

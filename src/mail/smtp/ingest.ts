@@ -5,6 +5,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import { extract } from '../extract/index.ts';
 import { insertMessages, type NewMessage } from '../store.ts';
 import { parseMessage } from './parse.ts';
 
@@ -83,12 +84,14 @@ export function createIngest(pool: Pool, log: Logger): Ingest {
   return {
     async store(envelope, raw) {
       const parsed = await parseMessage(raw);
+      const found = extract({ subject: parsed.subject, text: parsed.bodyText, html: parsed.bodyHtml });
       const messages: NewMessage[] = envelope.recipients.map((r) => ({
         id: uuidv7(),
         inboxId: r.inboxId,
         envelopeFrom: envelope.from,
         toAddress: r.address,
         ...parsed,
+        ...found,
         raw,
       }));
       return new Promise<string[]>((resolve, reject) => {
