@@ -31,7 +31,7 @@ const CODE_WORDS = words(
     'c[oó]digo', 'codice', 'clave', 'senha', 'contrase[ñn]a', 'mot de passe', 'usage unique', 'uso [úu]nico', 'monouso',
     '~kod', '~kód', 'weryfikac', 'jednorazow', 'ověřovací', 'doğrulama', 'şifre', 'engångs',
     'код', 'подтвержд', 'проверочн', 'одноразов', 'пароль',
-    'κωδικ', 'رمز', 'كود', 'التحقق', 'कोड', 'ओटीपी', 'mã', 'รหัส',
+    'κωδικ', 'رمز', 'كود', 'التحقق', 'كلمة المرور', 'لمرة واحدة', 'कोड', 'ओटीपी', 'mã', 'รหัส',
     'コード', '認証', '確認番号', '暗証番号', 'ワンタイム', 'パスコード', 'ログイン',
     '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '確認碼', '确认码', '验证', '驗證',
     '인증', '코드', '보안',
@@ -43,8 +43,9 @@ const OTHER_WORDS = words(
     'order', 'bestell', 'commande', 'pedido', 'ordine', 'zamówien', 'заказ', 'sipariş', 'objednáv', 'beställ',
     'invoice', 'rechnung', 'factur', 'fattura', 'faktur', 'счёт', 'счет', 'fatura', '請求', '发票', '發票', '청구', '영수증',
     'receipt', 'quittung', 'reçu', 'recibo', 'ricevuta', 'kwit', 'чек',
-    'customer', 'kunden', 'client', 'cliente', 'klant', 'klient', 'account (?:number|no|ending)', 'konto', 'compte', 'cuenta', 'conta\\b',
-    'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'ticket', 'case', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
+    'customer (?:number|no|id)', 'kundennummer', 'kunden-?nr', 'numéro (?:de )?client', 'n° client', 'número de cliente', 'numero cliente', 'klantnummer', 'numer klienta',
+    'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
+    'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
     'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in',
     // shipping
     'tracking', 'sendung', 'paket', 'parcel', 'package', 'shipment', 'shipping', 'versand', 'suivi', 'colis', 'seguimiento', 'envío', 'rastreamento', 'spedizion', 'zending', 'przesyłk', 'отслежива', 'посылк', 'kargo', '追跡', '配送', '快递', '物流', '运单', '배송', '송장',
@@ -52,10 +53,29 @@ const OTHER_WORDS = words(
     'total', 'amount', 'price', 'betrag', 'summe', 'preis', 'montant', 'prix', 'importe', 'precio', 'valor', 'prezzo', 'importo', 'bedrag', 'prijs', 'kwota', 'cena', 'сумм', 'цена', 'tutar', 'fiyat', '金額', '金额', '价格', '금액', '가격',
     // phones and places
     'phone', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
-    'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', 'indirizzo', 'address', 'adresse', 'dirección', 'endereço', 'straße', 'strasse', 'street', 'suite',
+    'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', 'straße', 'strasse', 'street', 'suite',
     // promotions
     'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off', '\\d+\\s?%',
 );
+
+// Words that make a code word name another kind of code: an invite code, a door code, a card's authorisation
+// code, a postcode. Looked for in and around the code word itself.
+const QUALIFIERS = words(
+  'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
+  'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
+  'auth\\b', 'authori[sz]ation', 'autoris', 'autoriz', 'genehmigung',
+  'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
+  '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
+);
+const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
+
+/** A code word in `text` that is not qualified into another kind of code by the words right around it. */
+function labelIn(text: string): boolean {
+  for (const [start, end] of CODE_WORDS.find(text)) {
+    if (!NOT_A_LOGIN.test(text.slice(Math.max(0, start - 20), end + 20))) return true;
+  }
+  return false;
+}
 
 // Meetings and dial-ins: their PINs and passcodes are codes of a kind, but not one-time codes to sign in with.
 // Anywhere in the same part of the message, they count against every candidate.
@@ -71,6 +91,8 @@ const DIGIT = /\d/;
 
 interface Words {
   test(text: string): boolean;
+  /** Where they occur in `text`: [start, end) pairs. */
+  find(text: string): [number, number][];
 }
 
 /**
@@ -83,6 +105,7 @@ function words(...alternatives: string[]): Words {
   const isStarting = (a: string) => !a.startsWith('~') && /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(a);
   const starting = new RegExp(alternatives.filter(isStarting).join('|'), 'gu');
   const anywhere = new RegExp(alternatives.filter((a) => !isStarting(a)).map((a) => a.replace(/^~/, '')).join('|'), 'u');
+  const anywhereAll = new RegExp(anywhere.source, 'gu');
   return {
     test(text) {
       const lower = text.toLowerCase();
@@ -93,6 +116,14 @@ function words(...alternatives: string[]): Words {
         starting.lastIndex = m.index + 1;
       }
       return false;
+    },
+    find(text) {
+      const lower = text.toLowerCase();
+      const found: [number, number][] = [];
+      for (const m of lower.matchAll(anywhereAll)) found.push([m.index, m.index + m[0].length]);
+      starting.lastIndex = 0; // matchAll starts where test() left the shared expression
+      for (const m of lower.matchAll(starting)) if (m.index === 0 || !LETTER.test(lower[m.index - 1]!)) found.push([m.index, m.index + m[0].length]);
+      return found;
     },
   };
 }
@@ -113,18 +144,22 @@ export function detectOtp(input: OtpInput): string | null {
     const lines = segment.text.split('\n');
     // Whether a line holds a code word, asked at most once per line (the scan is the costly part).
     const flags: (boolean | undefined)[] = [];
-    const hasCodeWord = (k: number) => (flags[k] ??= CODE_WORDS.test(lines[k]!));
+    const hasCodeWord = (k: number) => (flags[k] ??= CODE_WORDS.test(lines[k]!) && labelIn(lines[k]!));
     lines.forEach((line, i) => {
       if (!DIGIT.test(line)) return; // every candidate has a digit
       // Up to two non-empty lines before this one (a label above a big code).
       const above: number[] = [];
-      for (let k = i - 1; k >= Math.max(0, i - 3) && above.length < 2; k--) if (lines[k]!.trim() !== '') above.unshift(k);
+      for (let k = i - 1; k >= Math.max(0, i - 4) && above.length < 2; k--) if (lines[k]!.trim() !== '') above.unshift(k);
       const labelAbove = above.some(hasCodeWord);
-      if (!segment.subject && !labelAbove && !hasCodeWord(i)) return;
+      // And the next non-empty line ("This code expires in 10 minutes" under the code).
+      let below = i + 1;
+      while (below < lines.length && below <= i + 3 && lines[below]!.trim() === '') below++;
+      const labelBelow = below < lines.length && below <= i + 3 && hasCodeWord(below);
+      if (!segment.subject && !labelAbove && !labelBelow && !hasCodeWord(i)) return;
       const candidates = candidatesOf(line);
       const before = above.map((k) => lines[k]).join(' \n ');
       for (const candidate of candidates) {
-        const score = scoreOf(candidate, line, before, labelAbove, segment.subject) - (meeting ? 5 : 0);
+        const score = scoreOf(candidate, line, before, { above: labelAbove, below: labelBelow }, segment.subject) - (meeting ? 5 : 0);
         const c = { code: candidate.code, kind: candidate.kind, score, order: order++ };
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
@@ -197,8 +232,8 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
   if (groups.every((g) => g.length === 1) && groups.length >= 4 && groups.length <= 8 && separators.size === 1) {
     return [{ code: digits, kind: 'split', start, end }];
   }
-  // Two or three groups of 2–4 digits with one kind of separator: 123 456, 12-34-56.
-  if (groups.length <= 3 && groups.every((g) => g.length >= 2 && g.length <= 4) && digits.length >= 4 && digits.length <= 8 && separators.size === 1) {
+  // Two to four groups of 2–4 digits with one kind of separator: 123 456, 12-34-56, 81 27 45 90.
+  if (groups.length <= 4 && groups.every((g) => g.length >= 2 && g.length <= 4) && digits.length >= 4 && digits.length <= 8 && separators.size === 1) {
     return [{ code: digits, kind: 'split', start, end }];
   }
   // Anything longer is a phone number, an account, an ID: none of its groups is a code on its own either.
@@ -207,24 +242,29 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
 
 // ------------------------------------------------------------------------------------------------ scoring
 
-function scoreOf(found: Found, line: string, before: string, labelAbove: boolean, subject: boolean): number {
+function scoreOf(found: Found, line: string, before: string, label: { above: boolean; below: boolean }, subject: boolean): number {
   const left = line.slice(Math.max(0, found.start - 80), found.start);
   const right = line.slice(found.end, found.end + 60);
+  const alone = isAlone(line, found);
   let score = 0;
-  if (CODE_WORDS.test(left)) score += 4;
-  else if (CODE_WORDS.test(right)) score += 3;
-  else if (labelAbove) score += isAlone(line, found) ? 4 : 2;
-  // Other things nearby: on the line itself it weighs most.
-  const near = `${left.slice(-50)} ${right.slice(0, 30)}`;
-  if (OTHER_WORDS.test(near)) score -= 5;
-  else if (OTHER_WORDS.test(before.slice(-80)) && !CODE_WORDS.test(left)) score -= 3;
+  const labelLeft = labelIn(left);
+  const labelRight = !labelLeft && labelIn(right);
+  if (labelLeft) score += 4;
+  else if (labelRight) score += 3;
+  else if (label.above) score += alone ? 4 : 2;
+  else if (label.below && alone) score += 3;
+  // Other things nearby: on the line itself it weighs most. A code set apart under its label is judged by the
+  // label, not by what else the lines around it mention.
+  // When the label follows the code ("3000 e-books … with code X"), the whole rest of the line is its context.
+  if (OTHER_WORDS.test(`${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`)) score -= 5;
+  else if (!alone && OTHER_WORDS.test(before.slice(-80)) && !labelLeft) score -= 3;
   if (subject) score += 1;
   if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code)) score -= 3; // a year
   if (found.kind === 'digits' && found.code.length === 6) score += 1;
   if (found.kind === 'prefixed') score += 1;
   if (found.kind === 'alnum') {
     // Letter-and-digit codes need the word right beside them, and not a word that looks like one (SAVE20).
-    const labelled = CODE_WORDS.test(left.slice(-40)) || CODE_WORDS.test(right.slice(0, 30)) || (isAlone(line, found) && labelAbove);
+    const labelled = labelIn(left.slice(-40)) || labelIn(right.slice(0, 30)) || (alone && (label.above || label.below));
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}$/.test(found.code)) score -= 3;
   }
@@ -268,10 +308,13 @@ function htmlText(html: string): string {
   }
 }
 
-/** Full-width digits to ASCII, every space alike, invisible characters and links out (their digits are not codes). */
+/** Full-width digits and letters to ASCII, every space alike, invisible characters and links out (their digits are not codes). */
 function normalise(text: string): string {
   return text
-    .normalize('NFKC')
+    .normalize('NFC')
+    // Full-width digits and Latin letters (common in Japanese and Chinese mail) as ASCII; full-width
+    // punctuation stays, so that `，` after a code is not read as a decimal comma.
+    .replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
     .replace(/https?:\/\/\S+|www\.\S+|[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
     .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
     .replace(/[^\S\n]+/g, ' ');
