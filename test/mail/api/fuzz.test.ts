@@ -246,10 +246,12 @@ describe('fuzz: no request gets a 5xx', () => {
     );
   });
 
-  it('250 generated message ids on read, raw and delete, with generated Accept headers and query strings', async () => {
+  it('300 generated message ids on read, raw, otp, links and delete, with generated Accept headers and query strings', async () => {
     const route = fc.constantFrom(
       (s: string) => ['GET', `/api/v1/messages/${s}`, 'json'] as const,
       (s: string) => ['GET', `/api/v1/messages/${s}/raw`, 'rfc822'] as const,
+      (s: string) => ['GET', `/api/v1/messages/${s}/otp`, 'json'] as const,
+      (s: string) => ['GET', `/api/v1/messages/${s}/links`, 'json'] as const,
       (s: string) => ['GET', `/api/v1/messages/${s}/raw/`, 'rfc822'] as const,
       (s: string) => ['DELETE', `/api/v1/messages/${s}`, 'json'] as const,
     );
@@ -258,7 +260,7 @@ describe('fuzz: no request gets a 5xx', () => {
         const [method, path, success] = make(id);
         return answersWell(await send(method, `${path}${q ?? ''}`, undefined, { accept: printable(accept) }), success);
       }),
-      run(250),
+      run(300),
     );
   });
 
