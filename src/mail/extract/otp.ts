@@ -7,7 +7,7 @@
 import { compile } from 'html-to-text';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 1;
+export const OTP_DETECTOR_VERSION = 2;
 
 export interface OtpInput {
   subject: string;
@@ -23,10 +23,11 @@ interface Candidate {
 }
 
 const THRESHOLD = 3;
+const SURE = 6;
 
 // Words that say "here is a code": stems matched inside compounds (Bestätigungscode, verificatiecode, kodu).
 const CODE_WORDS = words(
-    '~code', 'passcode', 'pin\\b', 'otp', 'one[- ]time', '2fa', 'two[- ]factor', 'verif', 'authenticat',
+    '~code', '~koodi', '~kode', '~kood', 'passcode', 'pin\\b', 'otp', 'one[- ]time', '2fa', 'two[- ]factor', 'verif', 'authenticat',
     'token', 'tan\\b', 'einmal', 'bestätig', 'sicherheits', 'anmelde', 'kennwort',
     'c[oó]digo', 'codice', 'clave', 'senha', 'contrase[ñn]a', 'mot de passe', 'usage unique', 'uso [úu]nico', 'monouso',
     '~kod', '~kód', 'weryfikac', 'jednorazow', 'ověřovací', 'doğrulama', 'şifre', 'engångs',
@@ -41,6 +42,8 @@ const CODE_WORDS = words(
 const OTHER_WORDS = words(
     // orders, invoices, customers, references, bookings, tickets
     'order', 'bestell', 'commande', 'pedido', 'ordine', 'zamówien', 'заказ', 'sipariş', 'objednáv', 'beställ',
+    'đơn hàng', 'hóa đơn', 'pesanan', 'tilaus', 'lasku', 'rendelés', 'számla', 'παραγγελ', 'τιμολόγ',
+    'hrb\\b', 'hra\\b', 'handelsregister', 'registergericht', 'register', 'ust-?id', 'vat\\b', 'tax id', 'siret', 'siren', 'kvk', 'nip\\b', 'regon', 'cnpj', 'cpf\\b',
     'invoice', 'rechnung', 'factur', 'fattura', 'faktur', 'счёт', 'счет', 'fatura', '請求', '发票', '發票', '청구', '영수증',
     'receipt', 'quittung', 'reçu', 'recibo', 'ricevuta', 'kwit', 'чек',
     'customer (?:number|no|id)', 'kundennummer', 'kunden-?nr', 'numéro (?:de )?client', 'n° client', 'número de cliente', 'numero cliente', 'klantnummer', 'numer klienta',
@@ -53,9 +56,9 @@ const OTHER_WORDS = words(
     'total', 'amount', 'price', 'betrag', 'summe', 'preis', 'montant', 'prix', 'importe', 'precio', 'valor', 'prezzo', 'importo', 'bedrag', 'prijs', 'kwota', 'cena', 'сумм', 'цена', 'tutar', 'fiyat', '金額', '金额', '价格', '금액', '가격',
     // phones and places
     'phone', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
-    'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', 'straße', 'strasse', 'street', 'suite',
+    'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
     // promotions
-    'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off', '\\d+\\s?%',
+    'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off', '\\d+\\s?%', 'checkout', 'credit',
 );
 
 // Words that make a code word name another kind of code: an invite code, a door code, a card's authorisation
@@ -64,6 +67,8 @@ const QUALIFIERS = words(
   'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
   'auth\\b', 'authori[sz]ation', 'autoris', 'autoriz', 'genehmigung',
+  'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
+  'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
   '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
 );
@@ -85,7 +90,8 @@ const MEETING_WORDS = words(
   'möte', 'schůzk', '会議', '会议', '會議', '회의', 'begin:vcalendar',
 );
 
-const WORD_CHAR = /[\p{L}\p{N}_]/u;
+// Letters of scripts written without spaces (Chinese, Japanese, Korean, Thai) may touch a code: 验证码604829.
+const WORD_CHAR = /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}])[\p{L}\p{N}_]/u;
 const LETTER = /\p{L}/u;
 const DIGIT = /\d/;
 
@@ -138,10 +144,12 @@ export function detectOtp(input: OtpInput): string | null {
   let best: Candidate | undefined;
   let order = 0;
   for (const segment of segments) {
+    // The text part mostly repeats the HTML: once a part has given a sure code, the rest is not read.
+    if (best && best.score >= SURE) break;
     // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides.
     if (!segment.subject && !CODE_WORDS.test(segment.text)) continue;
     const meeting = MEETING_WORDS.test(segment.text);
-    const lines = segment.text.split('\n');
+    const lines = joinStackedDigits(segment.text.split('\n'));
     // Whether a line holds a code word, asked at most once per line (the scan is the costly part).
     const flags: (boolean | undefined)[] = [];
     const hasCodeWord = (k: number) => (flags[k] ??= CODE_WORDS.test(lines[k]!) && labelIn(lines[k]!));
@@ -151,6 +159,8 @@ export function detectOtp(input: OtpInput): string | null {
       const above: number[] = [];
       for (let k = i - 1; k >= Math.max(0, i - 4) && above.length < 2; k--) if (lines[k]!.trim() !== '') above.unshift(k);
       const labelAbove = above.some(hasCodeWord);
+      // A label above that names another kind of code (your invite code:) decides for a code set under it.
+      const otherAbove = !labelAbove && above.some((k) => CODE_WORDS.test(lines[k]!));
       // And the next non-empty line ("This code expires in 10 minutes" under the code).
       let below = i + 1;
       while (below < lines.length && below <= i + 3 && lines[below]!.trim() === '') below++;
@@ -159,7 +169,8 @@ export function detectOtp(input: OtpInput): string | null {
       const candidates = candidatesOf(line);
       const before = above.map((k) => lines[k]).join(' \n ');
       for (const candidate of candidates) {
-        const score = scoreOf(candidate, line, before, { above: labelAbove, below: labelBelow }, segment.subject) - (meeting ? 5 : 0);
+        const score =
+          scoreOf(candidate, line, before, { above: labelAbove, below: labelBelow && !otherAbove }, segment.subject) - (meeting ? 5 : 0);
         const c = { code: candidate.code, kind: candidate.kind, score, order: order++ };
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
@@ -259,7 +270,8 @@ function scoreOf(found: Found, line: string, before: string, label: { above: boo
   if (OTHER_WORDS.test(`${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`)) score -= 5;
   else if (!alone && OTHER_WORDS.test(before.slice(-80)) && !labelLeft) score -= 3;
   if (subject) score += 1;
-  if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code)) score -= 3; // a year
+  // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
+  if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-25))) score -= 3;
   if (found.kind === 'digits' && found.code.length === 6) score += 1;
   if (found.kind === 'prefixed') score += 1;
   if (found.kind === 'alnum') {
@@ -269,6 +281,29 @@ function scoreOf(found: Found, line: string, before: string, label: { above: boo
     if (/^[A-Z]{3,}\d{1,3}$/.test(found.code)) score -= 3;
   }
   return score;
+}
+
+/**
+ * Four to eight lines of one digit each, blank lines between them allowed, become one line of spaced digits: a
+ * code drawn as a row of boxes that the text conversion put one under another.
+ */
+function joinStackedDigits(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const digits: string[] = [];
+    let j = i;
+    while (j < lines.length && digits.length < 9) {
+      const t = lines[j]!.trim();
+      if (/^\d$/.test(t)) digits.push(t);
+      else if (t !== '') break;
+      j++;
+    }
+    if (digits.length >= 4 && digits.length <= 8) {
+      out.push(digits.join(' '));
+      i = j - 1;
+    } else out.push(lines[i]!);
+  }
+  return out;
 }
 
 /** The candidate is (nearly) all its line holds: a code set apart under its label. */
