@@ -1,0 +1,110 @@
+// The words the OTP detector reads a code's surroundings by, in many languages: words that announce a code,
+// words of other numbers (orders, money, phones, places, promotions), qualifiers that make a code word name
+// another kind of code, and words of meetings. Generic language only: never a sender, a brand or a phrase of
+// one corpus.
+
+// Words that say "here is a code": stems matched inside compounds (Bestätigungscode, verificatiecode, kodu).
+export const CODE_WORDS = words(
+  '~code', '~koodi', '~kode', '~kood', 'passcode', 'pin\\b', 'otp', 'one[- ]time', '2fa', 'two[- ]factor', 'verif', 'authenticat',
+  'token', 'tan\\b', 'einmal', 'bestätig', 'sicherheits', 'anmelde', 'kennwort',
+  'c[oó]digo', 'codice', 'clave', 'senha', 'contrase[ñn]a', 'mot de passe', 'usage unique', 'uso [úu]nico', 'monouso',
+  '~kod', '~kód', 'weryfikac', 'jednorazow', 'ověřovací', 'doğrulama', 'şifre', 'engångs',
+  'код', 'подтвержд', 'проверочн', 'одноразов', 'пароль',
+  'κωδικ', 'رمز', 'كود', 'التحقق', 'كلمة المرور', 'لمرة واحدة', 'कोड', 'ओटीपी', 'mã', 'รหัส',
+  'コード', '認証', '確認番号', '暗証番号', 'ワンタイム', 'パスコード', 'ログイン',
+  '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '確認碼', '确认码', '验证', '驗證',
+  '인증', '코드', '보안',
+);
+
+// Words that say "this number is something else". Matched anywhere in the candidate's surroundings.
+export const OTHER_WORDS = words(
+  // orders, invoices, customers, references, bookings, tickets
+  'order', 'bestell', 'commande', 'pedido', 'ordine', 'zamówien', 'заказ', 'sipariş', 'objednáv', 'beställ',
+  'đơn hàng', 'hóa đơn', 'pesanan', 'tilaus', 'lasku', 'rendelés', 'számla', 'παραγγελ', 'τιμολόγ',
+  'hrb\\b', 'hra\\b', 'handelsregister', 'registergericht', 'register', 'ust-?id', 'vat\\b', 'tax id', 'siret', 'siren', 'kvk', 'nip\\b', 'regon', 'cnpj', 'cpf\\b',
+  'invoice', 'rechnung', 'factur', 'fattura', 'faktur', 'счёт', 'счет', 'fatura', '請求', '发票', '發票', '청구', '영수증',
+  'receipt', 'quittung', 'reçu', 'recibo', 'ricevuta', 'kwit', 'чек',
+  'customer (?:number|no|id)', 'kundennummer', 'kunden-?nr', 'numéro (?:de )?client', 'n° client', 'número de cliente', 'numero cliente', 'klantnummer', 'numer klienta',
+  'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
+  'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
+  'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in',
+  // shipping
+  'tracking', 'sendung', 'paket', 'parcel', 'package', 'shipment', 'shipping', 'versand', 'suivi', 'colis', 'seguimiento', 'envío', 'rastreamento', 'spedizion', 'zending', 'przesyłk', 'отслежива', 'посылк', 'kargo', '追跡', '配送', '快递', '物流', '运单', '배송', '송장',
+  // money
+  'total', 'amount', 'price', 'betrag', 'summe', 'preis', 'montant', 'prix', 'importe', 'precio', 'valor', 'prezzo', 'importo', 'bedrag', 'prijs', 'kwota', 'cena', 'сумм', 'цена', 'tutar', 'fiyat', '金額', '金额', '价格', '금액', '가격',
+  // phones and places
+  'phone', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
+  'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
+  // promotions
+  'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off', '\\d+\\s?%', 'checkout', 'credit',
+);
+
+// Words that make a code word name another kind of code: an invite code, a door code, a card's authorisation
+// code, a postcode. Looked for in and around the code word itself.
+const QUALIFIERS = words(
+  'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
+  'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
+  'auth\\b', 'authori[sz]ation', 'autoris', 'autoriz', 'genehmigung',
+  'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
+  'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor',
+  'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
+  '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
+);
+const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
+
+/** A code word in `text` that is not qualified into another kind of code by the words right around it. */
+export function labelIn(text: string): boolean {
+  for (const [start, end] of CODE_WORDS.find(text)) {
+    if (!NOT_A_LOGIN.test(text.slice(Math.max(0, start - 20), end + 20))) return true;
+  }
+  return false;
+}
+
+// Meetings and dial-ins: their PINs and passcodes are codes of a kind, but not one-time codes to sign in with.
+// Anywhere in the same part of the message, they count against every candidate.
+export const MEETING_WORDS = words(
+  'meeting', 'dial[- ]in', 'conference', 'webinar', 'participant', 'besprechung', 'konferenz', 'teilnehm', 'einwahl',
+  'réunion', 'reunión', 'reunião', 'riunione', 'vergadering', 'spotkani', 'встреч', 'конференц', 'toplantı',
+  'möte', 'schůzk', '会議', '会议', '會議', '회의', 'begin:vcalendar',
+);
+
+const LETTER = /\p{L}/u;
+
+interface Words {
+  test(text: string): boolean;
+  /** Where they occur in `text`: [start, end) pairs. */
+  find(text: string): [number, number][];
+}
+
+/**
+ * A set of words to look for, lower-case. Those in alphabetic scripts must start a word (pin, not spinning),
+ * unless marked `~` (found inside compounds: Bestätigungscode, verifieringskod). The word start is checked
+ * here rather than by a lookbehind, and the text is lower-cased first rather than matched case-insensitively:
+ * both made the regular expression several times slower.
+ */
+function words(...alternatives: string[]): Words {
+  const isStarting = (a: string) => !a.startsWith('~') && /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(a);
+  const starting = new RegExp(alternatives.filter(isStarting).join('|'), 'gu');
+  const anywhere = new RegExp(alternatives.filter((a) => !isStarting(a)).map((a) => a.replace(/^~/, '')).join('|'), 'u');
+  const anywhereAll = new RegExp(anywhere.source, 'gu');
+  return {
+    test(text) {
+      const lower = text.toLowerCase();
+      if (anywhere.test(lower)) return true;
+      starting.lastIndex = 0;
+      for (let m = starting.exec(lower); m; m = starting.exec(lower)) {
+        if (m.index === 0 || !LETTER.test(lower[m.index - 1]!)) return true;
+        starting.lastIndex = m.index + 1;
+      }
+      return false;
+    },
+    find(text) {
+      const lower = text.toLowerCase();
+      const found: [number, number][] = [];
+      for (const m of lower.matchAll(anywhereAll)) found.push([m.index, m.index + m[0].length]);
+      starting.lastIndex = 0; // matchAll starts where test() left the shared expression
+      for (const m of lower.matchAll(starting)) if (m.index === 0 || !LETTER.test(lower[m.index - 1]!)) found.push([m.index, m.index + m[0].length]);
+      return found;
+    },
+  };
+}
