@@ -23,23 +23,29 @@ interface Candidate {
 }
 
 const THRESHOLD = 3;
-const SURE = 6;
+const SURE = 5;
 
 // Letters of scripts written without spaces (Chinese, Japanese, Korean, Thai) may touch a code: 验证码604829.
 const WORD_CHAR = /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}])[\p{L}\p{N}_]/u;
 const DIGIT = /\d/;
+const ENTITY = /&(?:#\d|#x[0-9a-f]|[a-z]+;)/i;
 
 export function detectOtp(input: OtpInput): string | null {
-  const segments: { text: string; subject: boolean }[] = [{ text: normalise(input.subject), subject: true }];
-  const fromHtml = input.html ? normalise(htmlText(input.html)) : '';
-  const fromText = input.text ? normalise(input.text) : '';
-  if (fromHtml) segments.push({ text: fromHtml, subject: false });
-  if (fromText && fromText !== fromHtml) segments.push({ text: fromText, subject: false });
+  // Cheapest first: the subject, the text part, and only then the HTML turned into text (the costly step,
+  // skipped when a part already gave a sure code, or when the HTML holds no code word, not even one hidden
+  // behind an entity such as c&oacute;digo).
+  const segments: (() => { text: string; subject: boolean } | undefined)[] = [
+    () => ({ text: normalise(input.subject), subject: true }),
+    () => (input.text ? { text: normalise(input.text), subject: false } : undefined),
+    () => (input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html)) ? { text: normalise(htmlText(input.html)), subject: false } : undefined),
+  ];
 
   let best: Candidate | undefined;
-  for (const segment of segments) {
-    // The text part mostly repeats the HTML: once a part has given a sure code, the rest is not read.
+  for (const next of segments) {
+    // The parts mostly repeat each other: once one has given a sure code, the rest is not read.
     if (best && best.score >= SURE) break;
+    const segment = next();
+    if (!segment) continue;
     // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides.
     if (!segment.subject && !CODE_WORDS.test(segment.text)) continue;
     const meeting = MEETING_WORDS.test(segment.text);
