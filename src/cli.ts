@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.ts';
 import { makeKey, parseScopes } from './jobs/index.ts';
 import { domainToAdd, putDomain } from './mail/index.ts';
-import { migrate, openDatabase } from './platform/db/index.ts';
+import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
 import { deliveryLog } from './platform/webhooks/index.ts';
@@ -40,6 +40,19 @@ async function serve(roles: readonly Role[]): Promise<void> {
     log.fatal({ err }, 'could not start');
     process.exit(1);
   });
+}
+
+/** An admin command's database (the service's embedded one, or DATABASE_URL), migrated, closed afterwards. */
+async function withDatabase<T>(run: (db: Database) => Promise<T>): Promise<T> {
+  const config = settings();
+  const log = adminLogger(config);
+  const db = await openDatabase(config, log);
+  try {
+    await migrate(db.url, log);
+    return await run(db);
+  } finally {
+    await db.close();
+  }
 }
 
 const program = new Command('domainkit')
@@ -116,19 +129,11 @@ jobs
   .option('--json', 'print {id, token, tenant} as JSON')
   .action(async (opts: { tenant: string; name: string; scopes: string; json?: boolean }) => {
     const scopes = parseScopes(opts.scopes);
-    const config = settings();
-    const log = adminLogger(config);
-    const db = await openDatabase(config, log);
-    try {
-      await migrate(db.url, log);
-      const key = await makeKey(db.pool, opts.tenant, opts.name, scopes);
-      if (opts.json) console.log(JSON.stringify({ id: key.id, token: key.token, tenant: key.tenant }));
-      else {
-        console.log(`key ${key.id} for tenant ${key.tenant} (${key.scopes.join(', ')})`);
-        console.log(`token (shown once, keep it now): ${key.token}`);
-      }
-    } finally {
-      await db.close();
+    const key = await withDatabase((db) => makeKey(db.pool, opts.tenant, opts.name, scopes));
+    if (opts.json) console.log(JSON.stringify({ id: key.id, token: key.token, tenant: key.tenant }));
+    else {
+      console.log(`key ${key.id} for tenant ${key.tenant} (${key.scopes.join(', ')})`);
+      console.log(`token (shown once, keep it now): ${key.token}`);
     }
   });
 
@@ -143,16 +148,8 @@ mail
   .option('--tier <n>', 'the account tier needed to make inboxes on it', '0')
   .action(async (name: string, opts: { private?: boolean; tier: string }) => {
     const wanted = domainToAdd(name, { isPublic: !opts.private, tierRequired: /^\d+$/.test(opts.tier) ? Number(opts.tier) : Number.NaN });
-    const config = settings();
-    const log = adminLogger(config);
-    const db = await openDatabase(config, log);
-    try {
-      await migrate(db.url, log);
-      const domain = await putDomain(db.pool, wanted);
-      console.log(`domain ${domain.name}: ${domain.isPublic ? 'public' : 'private'}, tier ${domain.tierRequired}`);
-    } finally {
-      await db.close();
-    }
+    const domain = await withDatabase((db) => putDomain(db.pool, wanted));
+    console.log(`domain ${domain.name}: ${domain.isPublic ? 'public' : 'private'}, tier ${domain.tierRequired}`);
   });
 
 function describeDatabase(embedded: Awaited<ReturnType<typeof openDatabase>>['embedded']): string {
