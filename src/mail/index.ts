@@ -1,5 +1,5 @@
 export { buildMailApp, type MailAppDeps } from './api/app.ts';
 export { domainToAdd } from './domains.ts';
-export { createSmtpServer, MAX_RECIPIENTS, type SmtpOptions } from './smtp/server.ts';
+export { createSmtpServer, type SmtpOptions } from './smtp/server.ts';
 export { ensureDomains, putDomain, type DomainRow } from './store.ts';
 export { startSweeper, type Sweeper } from './sweeper.ts';

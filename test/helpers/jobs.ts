@@ -4,7 +4,8 @@ import type { Scope } from '../../src/jobs/keys.ts';
 import type { App } from '../../src/platform/http/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { startQueue, stopQueue, type Queue } from '../../src/platform/queue.ts';
-import type { TestDatabase } from './db.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './db.ts';
 import { serve } from './http.ts';
 
 export interface JobsApi {
@@ -56,4 +57,21 @@ export function client(base: string, token: string) {
       },
       body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
     });
+}
+
+/**
+ * A test file's database and jobs API: made before its tests, closed after them. The fields are set once
+ * `beforeAll` has run, so read them inside hooks and tests.
+ */
+export function useJobsApi(overrides: Partial<JobsAppDeps> = {}): { db: TestDatabase; api: JobsApi } {
+  const context = {} as { db: TestDatabase; api: JobsApi };
+  beforeAll(async () => {
+    context.db = await createTestDatabase();
+    context.api = await startJobsApi(context.db, overrides);
+  });
+  afterAll(async () => {
+    await context.api?.close();
+    await context.db?.pool.end();
+  });
+  return context;
 }

@@ -2,7 +2,6 @@
 // for both: fetch for the API, nodemailer for SMTP.
 import type { AddressInfo } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import type { SMTPServer } from 'smtp-server';
 import { buildMailApp, createSmtpServer, ensureDomains, type SmtpOptions } from '../../src/mail/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { afterAll, beforeAll } from 'vitest';
@@ -79,4 +78,3 @@ export function useMail(options: Parameters<typeof startMail>[1] = {}): { db: Te
   return context;
 }
 
-export type { SMTPServer };

@@ -20,7 +20,7 @@ export interface SmtpOptions {
   proxy?: boolean;
 }
 
-export const MAX_RECIPIENTS = 50;
+const MAX_RECIPIENTS = 50;
 
 /** A reply with an SMTP code; smtp-server sends `responseCode message`. */
 function reply(code: number, message: string): Error {

@@ -1,22 +1,11 @@
 // /v1/keys: creation (token shown once, stored as a hash), listing by role, revocation and its last-admin rule.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeKey } from '../../../src/jobs/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { problemOf } from '../../helpers/http.ts';
-import { client, startJobsApi, tokenFor, type JobsApi } from '../../helpers/jobs.ts';
+import { client, tokenFor, useJobsApi } from '../../helpers/jobs.ts';
 
-let db: TestDatabase;
-let api: JobsApi;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startJobsApi(db);
-});
-afterAll(async () => {
-  await api.close();
-  await db.pool.end();
-});
+const t = useJobsApi();
 
 interface Key {
   id: string;
@@ -30,7 +19,7 @@ interface Key {
 
 describe('POST /v1/keys', () => {
   it('returns a dm_jobs_ token once; only its SHA-256 is stored; the token works at once', async () => {
-    const admin = client(api.url, await tokenFor(db, 'keys-a'));
+    const admin = client(t.api.url, await tokenFor(t.db, 'keys-a'));
     const res = await admin('/v1/keys', { body: { name: 'ci', scopes: ['jobs:read', 'jobs:create'] } });
     expect(res.status).toBe(201);
     const made = (await res.json()) as { id: string; token: string; name: string; scopes: string[]; created_at: string };
@@ -38,20 +27,20 @@ describe('POST /v1/keys', () => {
     expect(made.token).toMatch(/^dm_jobs_[0-9A-Za-z]{43}$/);
     expect(made).toMatchObject({ name: 'ci', scopes: ['jobs:read', 'jobs:create'] });
 
-    const { rows } = await db.pool.query('SELECT * FROM api_keys WHERE id = $1', [made.id]);
+    const { rows } = await t.db.pool.query('SELECT * FROM api_keys WHERE id = $1', [made.id]);
     expect(rows[0].token_hash).toEqual(createHash('sha256').update(made.token).digest());
-    const dump = JSON.stringify((await db.pool.query('SELECT * FROM api_keys')).rows);
+    const dump = JSON.stringify((await t.db.pool.query('SELECT * FROM api_keys')).rows);
     expect(dump).not.toContain(made.token.slice(8));
     expect(rows[0].token_prefix).toBe(made.token.slice(0, 12));
 
-    expect((await client(api.url, made.token)('/v1/jobs')).status).toBe(200);
+    expect((await client(t.api.url, made.token)('/v1/jobs')).status).toBe(200);
     const listed = ((await (await admin('/v1/keys')).json()) as { keys: Key[] }).keys.find((k) => k.id === made.id)!;
     expect(listed).not.toHaveProperty('token');
   });
 
   it('tokens are distinct and carry at least 256 bits (43 base62 characters)', async () => {
     const tokens = new Set<string>();
-    for (let i = 0; i < 50; i++) tokens.add((await makeKey(db.pool, 'keys-entropy', 'k', ['jobs:read'])).token);
+    for (let i = 0; i < 50; i++) tokens.add((await makeKey(t.db.pool, 'keys-entropy', 'k', ['jobs:read'])).token);
     expect(tokens.size).toBe(50);
     const chars = new Set([...tokens].flatMap((t) => [...t.slice(8)]));
     expect(chars.size).toBeGreaterThan(55);
@@ -60,34 +49,34 @@ describe('POST /v1/keys', () => {
 
 describe('GET /v1/keys', () => {
   it('keys:admin sees every key of its tenant; keys:read alone sees only its own row', async () => {
-    const adminToken = await tokenFor(db, 'keys-b', ['keys:admin', 'keys:read'], 'admin');
-    const reader = await makeKey(db.pool, 'keys-b', 'reader', ['keys:read']);
-    await makeKey(db.pool, 'keys-b', 'worker', ['jobs:create']);
-    const all = ((await (await client(api.url, adminToken)('/v1/keys')).json()) as { keys: Key[] }).keys;
+    const adminToken = await tokenFor(t.db, 'keys-b', ['keys:admin', 'keys:read'], 'admin');
+    const reader = await makeKey(t.db.pool, 'keys-b', 'reader', ['keys:read']);
+    await makeKey(t.db.pool, 'keys-b', 'worker', ['jobs:create']);
+    const all = ((await (await client(t.api.url, adminToken)('/v1/keys')).json()) as { keys: Key[] }).keys;
     expect(all.map((k) => k.name)).toEqual(['admin', 'reader', 'worker']);
-    const own = ((await (await client(api.url, reader.token)('/v1/keys')).json()) as { keys: Key[] }).keys;
+    const own = ((await (await client(t.api.url, reader.token)('/v1/keys')).json()) as { keys: Key[] }).keys;
     expect(own).toHaveLength(1);
     expect(own[0]).toMatchObject({ id: reader.id, name: 'reader', scopes: ['keys:read'], revoked_at: null });
     expect(own[0]!.token_prefix).toBe(reader.token.slice(0, 12));
   });
 
   it('last_used_at is recorded on use, and not rewritten on every request', async () => {
-    const key = await makeKey(db.pool, 'keys-c', 'used', ['keys:read', 'jobs:read']);
-    const call = client(api.url, key.token);
-    const lastUsed = async () => (await db.pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [key.id])).rows[0].last_used_at as Date | null;
+    const key = await makeKey(t.db.pool, 'keys-c', 'used', ['keys:read', 'jobs:read']);
+    const call = client(t.api.url, key.token);
+    const lastUsed = async () => (await t.db.pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [key.id])).rows[0].last_used_at as Date | null;
     expect(await lastUsed()).toBeNull();
     await (await call('/v1/jobs')).arrayBuffer();
     await expect.poll(lastUsed).not.toBeNull();
     const first = (await lastUsed())!.getTime();
     for (let i = 0; i < 5; i++) await (await call('/v1/jobs')).arrayBuffer();
     // Give any (wrong) write time to land before reading again.
-    await db.pool.query('SELECT pg_sleep(0.2)');
+    await t.db.pool.query('SELECT pg_sleep(0.2)');
     expect((await lastUsed())!.getTime()).toBe(first);
     const shown = ((await (await call('/v1/keys')).json()) as { keys: Key[] }).keys[0]!;
     expect(new Date(shown.last_used_at!).getTime()).toBe(first);
 
     // Once the last use is over a minute old, the next request records it again.
-    await db.pool.query(`UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE id = $1`, [key.id]);
+    await t.db.pool.query(`UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE id = $1`, [key.id]);
     const stale = (await lastUsed())!.getTime();
     await (await call('/v1/jobs')).arrayBuffer();
     await expect.poll(async () => (await lastUsed())!.getTime()).toBeGreaterThan(stale);
@@ -96,42 +85,42 @@ describe('GET /v1/keys', () => {
 
 describe('DELETE /v1/keys/{id}', () => {
   it('revokes (204), again is 204, and the revoked key is refused at once', async () => {
-    const admin = client(api.url, await tokenFor(db, 'keys-d'));
-    const victim = await makeKey(db.pool, 'keys-d', 'victim', ['jobs:read']);
-    expect((await client(api.url, victim.token)('/v1/jobs')).status).toBe(200);
+    const admin = client(t.api.url, await tokenFor(t.db, 'keys-d'));
+    const victim = await makeKey(t.db.pool, 'keys-d', 'victim', ['jobs:read']);
+    expect((await client(t.api.url, victim.token)('/v1/jobs')).status).toBe(200);
     const res = await admin(`/v1/keys/${victim.id}`, { method: 'DELETE' });
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
-    expect((await client(api.url, victim.token)('/v1/jobs')).status).toBe(401);
+    expect((await client(t.api.url, victim.token)('/v1/jobs')).status).toBe(401);
     expect((await admin(`/v1/keys/${victim.id}`, { method: 'DELETE' })).status).toBe(204);
     const listed = ((await (await admin('/v1/keys')).json()) as { keys: Key[] }).keys.find((k) => k.id === victim.id)!;
     expect(listed.revoked_at).not.toBeNull();
   });
 
   it("refuses to revoke the tenant's last active keys:admin key (409), even its own", async () => {
-    const only = await makeKey(db.pool, 'keys-e', 'only-admin', ['keys:admin', 'keys:read']);
-    const admin = client(api.url, only.token);
+    const only = await makeKey(t.db.pool, 'keys-e', 'only-admin', ['keys:admin', 'keys:read']);
+    const admin = client(t.api.url, only.token);
     const res = await admin(`/v1/keys/${only.id}`, { method: 'DELETE' });
     expect(res.status).toBe(409);
     expect((await problemOf(res)).code).toBe('conflict');
     // With a second admin, the first may go (it revokes itself and is then refused).
-    const second = await makeKey(db.pool, 'keys-e', 'second-admin', ['keys:admin']);
+    const second = await makeKey(t.db.pool, 'keys-e', 'second-admin', ['keys:admin']);
     expect((await admin(`/v1/keys/${only.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await admin('/v1/keys')).status).toBe(401);
-    expect((await client(api.url, second.token)(`/v1/keys/${second.id}`, { method: 'DELETE' })).status).toBe(409);
+    expect((await client(t.api.url, second.token)(`/v1/keys/${second.id}`, { method: 'DELETE' })).status).toBe(409);
   });
 
   it('two admins revoking each other at the same moment leave one admin standing', async () => {
     for (let round = 0; round < 5; round++) {
       const tenant = `keys-race-${round}`;
-      const a = await makeKey(db.pool, tenant, 'a', ['keys:admin']);
-      const b = await makeKey(db.pool, tenant, 'b', ['keys:admin']);
+      const a = await makeKey(t.db.pool, tenant, 'a', ['keys:admin']);
+      const b = await makeKey(t.db.pool, tenant, 'b', ['keys:admin']);
       const results = await Promise.all([
-        client(api.url, a.token)(`/v1/keys/${b.id}`, { method: 'DELETE' }),
-        client(api.url, b.token)(`/v1/keys/${a.id}`, { method: 'DELETE' }),
+        client(t.api.url, a.token)(`/v1/keys/${b.id}`, { method: 'DELETE' }),
+        client(t.api.url, b.token)(`/v1/keys/${a.id}`, { method: 'DELETE' }),
       ]);
       expect(results.map((r) => r.status).sort()).toContain(204);
-      const { rows } = await db.pool.query(
+      const { rows } = await t.db.pool.query(
         `SELECT count(*)::int AS n FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE t.name = $1 AND revoked_at IS NULL`,
         [tenant],
       );
@@ -140,7 +129,7 @@ describe('DELETE /v1/keys/{id}', () => {
   });
 
   it('an unknown key id is 404', async () => {
-    const admin = client(api.url, await tokenFor(db, 'keys-f'));
+    const admin = client(t.api.url, await tokenFor(t.db, 'keys-f'));
     const res = await admin('/v1/keys/01234567-89ab-7def-8123-456789abcdef', { method: 'DELETE' });
     expect(res.status).toBe(404);
     expect((await problemOf(res)).code).toBe('not_found');

@@ -1,27 +1,16 @@
 // A source's concurrency and request rate hold across worker processes (they live in PostgreSQL).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningCli } from '../../helpers/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { startSites, startWorker, type Sites } from '../../helpers/engine.ts';
-import { client, startJobsApi, tokenFor, type JobsApi } from '../../helpers/jobs.ts';
+import { client, tokenFor, useJobsApi } from '../../helpers/jobs.ts';
 
-let db: TestDatabase;
-let api: JobsApi;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startJobsApi(db);
-});
-afterAll(async () => {
-  await api.close();
-  await db.pool.end();
-});
+const t = useJobsApi();
 
 async function runWithTwoWorkers(sites: Sites, env: Record<string, string>, count: number): Promise<void> {
   const hosts = { '*.example': '127.0.0.1' };
-  const workers: RunningCli[] = await Promise.all([startWorker(db.url, sites, hosts, env), startWorker(db.url, sites, hosts, env)]);
+  const workers: RunningCli[] = await Promise.all([startWorker(t.db.url, sites, hosts, env), startWorker(t.db.url, sites, hosts, env)]);
   try {
-    const call = client(api.url, await tokenFor(db, 'limits'));
+    const call = client(t.api.url, await tokenFor(t.db, 'limits'));
     const domains = Array.from({ length: count }, (_, i) => `l${i}-${Date.now()}.example`);
     const { job_id: id } = (await (await call('/v1/jobs', { body: { domains, job_types: ['ping'] } })).json()) as { job_id: string };
     await expect
