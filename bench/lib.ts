@@ -1,4 +1,5 @@
 // Shared by the benchmarks: a scratch embedded PostgreSQL, percentiles, and writing results.
+import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir, cpus } from 'node:os';
@@ -10,7 +11,7 @@ import { createLogger } from '../src/platform/log.ts';
 export const log = createLogger({ level: 'warn' }, process.stderr);
 
 /** A fresh embedded PostgreSQL with production settings (durability on), migrated. */
-export async function scratchDatabase(): Promise<{ url: string; release(): Promise<void> }> {
+export async function scratchDatabase(): Promise<{ url: string; dataDir: string; release(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'domainkit-bench-'));
   await chmod(dataDir, 0o755);
   const server = await acquireEmbedded({ dataDir, log });
@@ -18,6 +19,7 @@ export async function scratchDatabase(): Promise<{ url: string; release(): Promi
   await migrate(url, log);
   return {
     url,
+    dataDir,
     async release() {
       await server.release();
       await rm(dataDir, { recursive: true, force: true });
@@ -49,4 +51,27 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * CPU seconds (user + system, every thread) used so far by these (Linux) processes and their direct children:
+ * a figure of work done that, unlike throughput, hardly moves with what else the machine is running.
+ */
+export function cpuSeconds(pids: number[]): number {
+  const ticks = 100; // USER_HZ, 100 on every Linux architecture Node runs on
+  const stats = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => {
+      try {
+        // The fields after the command name (which may hold spaces) start at the state, field 3.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return { pid: Number(pid), ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) };
+      } catch {
+        return undefined; // exited meanwhile
+      }
+    })
+    .filter((s) => s !== undefined);
+  const chosen = new Set(pids);
+  return stats.filter((s) => chosen.has(s.pid) || chosen.has(s.ppid)).reduce((n, s) => n + s.cpu, 0) / ticks;
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Pool } from '../src/platform/db/index.ts';
-import { freePort, log, percentile, scratchDatabase, writeResult } from './lib.ts';
+import { cpuSeconds, freePort, log, percentile, scratchDatabase, writeResult } from './lib.ts';
 import { runSmtpLoad, waitForSmtp, type SmtpLoadResult } from './smtp-load.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -28,6 +28,10 @@ const TARGET_LIST_RPS = 4000;
 
 interface Round {
   messagesPerSecond: number;
+  /** CPU time per accepted message: the receiver's process and PostgreSQL's (ours), MailDev's process (theirs). */
+  cpuMsPerMessage: number;
+  receiverCpuMsPerMessage?: number;
+  postgresCpuMsPerMessage?: number;
   p50: number;
   p99: number;
   accepted: number;
@@ -68,6 +72,8 @@ try {
   );
 
   await Promise.all([waitForHttp(`${mailBase}/readyz`), waitForSmtp(HOST, smtpPort), waitForSmtp(HOST, maildevSmtpPort)]);
+  // PostgreSQL's postmaster: its children (the backends, the WAL writer, the checkpointer) do our storing.
+  const postmaster = Number(readFileSync(join(db.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
   // 50 inboxes; recipients round-robin (MailDev takes any address: it gets the same ones).
   const addresses: string[] = [];
@@ -89,7 +95,7 @@ try {
       if (who === 'ours') oursRounds.push(await ours(MESSAGES));
       else maildevRounds.push(await theirs(MESSAGES));
       const last = who === 'ours' ? oursRounds.at(-1)! : maildevRounds.at(-1)!;
-      console.error(`round ${i + 1} ${who.padEnd(7)}: ${last.messagesPerSecond} messages/s, DATA→250 p50 ${last.p50} ms, p99 ${last.p99} ms`);
+      console.error(`round ${i + 1} ${who.padEnd(7)}: ${last.messagesPerSecond} messages/s, ${last.cpuMsPerMessage} CPU ms/message${last.postgresCpuMsPerMessage === undefined ? '' : ` (PostgreSQL ${last.postgresCpuMsPerMessage})`}, DATA→250 p50 ${last.p50} ms, p99 ${last.p99} ms`);
     }
   }
   const peakRssMb = peakRss(smtp.pid!);
@@ -177,7 +183,12 @@ try {
 
   async function load(port: number, messages: number, to: () => string): Promise<Round> {
     const before = port === smtpPort ? await countMessages() : 0;
+    const receiver = port === smtpPort ? smtp.pid! : maildev.pid!;
+    const cpuBefore = [cpuSeconds([receiver]), port === smtpPort ? cpuSeconds([postmaster]) : 0];
     const r: SmtpLoadResult = await runSmtpLoad({ host: HOST, port, connections: CONNECTIONS, messages, recipients: to, messageBytes: MESSAGE_BYTES });
+    const perMessage = (seconds: number) => round((seconds * 1000) / r.accepted, 3);
+    const receiverCpu = perMessage(cpuSeconds([receiver]) - cpuBefore[0]!);
+    const postgresCpu = port === smtpPort ? perMessage(cpuSeconds([postmaster]) - cpuBefore[1]!) : 0;
     const who = port === smtpPort ? 'domainkit' : 'MailDev';
     if (r.errors > 0 || r.accepted !== messages) {
       throw new Error(`${who}: ${r.accepted} of ${messages} accepted, ${r.errors} errors: ${r.errorSamples.join('; ')}`);
@@ -192,6 +203,8 @@ try {
     }
     return {
       messagesPerSecond: Math.round(r.accepted / r.seconds),
+      cpuMsPerMessage: round(receiverCpu + postgresCpu, 3),
+      ...(port === smtpPort ? { receiverCpuMsPerMessage: receiverCpu, postgresCpuMsPerMessage: postgresCpu } : {}),
       p50: round(percentile(r.latenciesMs, 50), 1),
       p99: round(percentile(r.latenciesMs, 99), 1),
       accepted: r.accepted,

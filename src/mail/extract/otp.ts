@@ -250,7 +250,7 @@ function normalise(text: string): string {
     // Full-width digits and Latin letters (common in Japanese and Chinese mail) as ASCII; full-width
     // punctuation stays, so that `，` after a code is not read as a decimal comma.
     .replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
-    .replace(/https?:\/\/\S+|www\.\S+|[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
+    .replace(/https?:\/\/\S+|www\.\S+|(?<!\S)[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
     .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
     .replace(/[^\S\n]+/g, ' ');
 }
