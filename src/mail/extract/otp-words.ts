@@ -14,6 +14,13 @@ export const CODE_WORDS = words(
   'コード', '認証', '確認番号', '暗証番号', 'ワンタイム', 'パスコード', 'ログイン',
   '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '確認碼', '确认码', '验证', '驗證',
   '인증', '코드', '보안',
+  // Languages added with detector v3: Romanian, Malay/Indonesian, Swahili, Croatian/Serbian, Vietnamese,
+  // Hungarian, Finnish, Ukrainian, Persian, Hebrew, Hindi, Chinese "password".
+  'cod\\b', 'codul', 'parol', 'autentific', 'autentica', 'tac\\b', 'pengesahan', 'kata sandi', 'uthibitisho', 'thibitisha',
+  'lozink', 'jednokratn', 'xác minh', 'xác thực', 'mật khẩu', 'ellenőrző', 'vahvistus', 'kertakäyt',
+  'підтвердж',
+  'کد', 'تأیید', 'تایید', 'رمز عبور', 'קוד', 'סיסמ', 'חד-פעמי', 'חד פעמי', 'אימות',
+  'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
 );
 
 // Words that say "this number is something else". Matched anywhere in the candidate's surroundings.
@@ -66,6 +73,15 @@ export const MEETING_WORDS = words(
   'meeting', 'dial[- ]in', 'conference', 'webinar', 'participant', 'besprechung', 'konferenz', 'teilnehm', 'einwahl',
   'réunion', 'reunión', 'reunião', 'riunione', 'vergadering', 'spotkani', 'встреч', 'конференц', 'toplantı',
   'möte', 'schůzk', '会議', '会议', '會議', '회의', 'begin:vcalendar',
+);
+
+// A code the message itself says is dead ("The code 274019 … has expired"): not one to enter. Past forms only,
+// so that "expires in 10 minutes" does not count.
+export const EXPIRED_WORDS = words(
+  'has expired', 'have expired', 'is expired', 'expired and', 'no longer valid', 'no longer be used', 'is invalid',
+  'abgelaufen', 'nicht mehr gültig', 'a expiré', 'est expiré', "n'est plus valide", 'ha caducado', 'ha expirado', 'caducó', 'expiró',
+  'expirou', 'está expirado', 'è scaduto', 'è scaduta', 'is verlopen', 'wygasł', 'истёк', 'истек', 'süresi doldu', 'vypršel',
+  '期限切れ', '有効期限が切れ', '已过期', '已過期', '已失效', '만료되었',
 );
 
 const LETTER = /\p{L}/u;

@@ -5,10 +5,10 @@
 // it — and by what touches it (currency, decimals, dates, times). The best candidate at or above the threshold
 // wins. No rule names a sender or a brand: only the language of codes.
 import { compile } from 'html-to-text';
-import { CODE_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS } from './otp-words.ts';
+import { CODE_WORDS, EXPIRED_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 2;
+export const OTP_DETECTOR_VERSION = 3;
 
 export interface OtpInput {
   subject: string;
@@ -143,6 +143,8 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
   if (groups.every((g) => g.length === 1) && groups.length >= 4 && groups.length <= 8 && separators.size === 1) {
     return [{ code: digits, kind: 'split', start, end }];
   }
+  // A date written with dashes or spaces (2026-01-19, 19-01-2026) is not a code in groups.
+  if (isDate(groups)) return [];
   // Two to four groups of 2–4 digits with one kind of separator: 123 456, 12-34-56, 81 27 45 90.
   if (groups.length <= 4 && groups.every((g) => g.length >= 2 && g.length <= 4) && digits.length >= 4 && digits.length <= 8 && separators.size === 1) {
     return [{ code: digits, kind: 'split', start, end }];
@@ -151,7 +153,31 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
   return [];
 }
 
+function isDate(groups: string[]): boolean {
+  if (groups.length !== 3) return false;
+  const [a, b, c] = groups.map(Number) as [number, number, number];
+  const dayMonth = (d: number, m: number) => d >= 1 && d <= 31 && m >= 1 && m <= 12;
+  const year = (y: string) => /^(19|20)\d\d$/.test(y);
+  if (year(groups[0]!) && groups[1]!.length === 2 && groups[2]!.length === 2) return dayMonth(c, b) || dayMonth(b, c);
+  if (year(groups[2]!) && groups[0]!.length <= 2 && groups[1]!.length <= 2) return dayMonth(a, b) || dayMonth(b, a);
+  return false;
+}
+
 // ------------------------------------------------------------------------------------------------ scoring
+
+const SENTENCE_END = /[.!?。！？]/;
+const CARD_NUMBER = /(?<!\d)\d{4}(?:[ -]?\d{4}){2,3}(?!\d)|(?<!\d)\d{13,19}(?!\d)/;
+// "If the code has expired, ask for a new one" says nothing about the code beside it.
+const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|jeśli|если|якщо)(?![\p{L}])|如果|もし|만약/iu;
+
+/** The sentence around a candidate says it has expired (and is not a condition). */
+function saysExpired(left: string, right: string): boolean {
+  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'g'))];
+  const start = ends.length ? ends.at(-1)!.index + 1 : 0;
+  const stop = right.search(SENTENCE_END);
+  const sentence = `${left.slice(start)} ${stop < 0 ? right : right.slice(0, stop)}`;
+  return EXPIRED_WORDS.test(sentence) && !CONDITIONAL.test(sentence);
+}
 
 function scoreOf(found: Found, line: string, before: string, label: { above: boolean; below: boolean }, subject: boolean): number {
   const left = line.slice(Math.max(0, found.start - 80), found.start);
@@ -170,6 +196,9 @@ function scoreOf(found: Found, line: string, before: string, label: { above: boo
   if (OTHER_WORDS.test(`${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`)) score -= 5;
   else if (!alone && OTHER_WORDS.test(before.slice(-80)) && !labelLeft) score -= 3;
   if (subject) score += 1;
+  if (saysExpired(left, right)) score -= 6;
+  // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards).
+  if (/(?:^|[^\p{L}])pin(?![\p{L}])/iu.test(left.slice(-25)) && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
   // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
   if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-25))) score -= 3;
   if (found.kind === 'digits' && found.code.length === 6) score += 1;
@@ -208,7 +237,9 @@ function joinStackedDigits(lines: string[]): string[] {
 
 /** The candidate is (nearly) all its line holds: a code set apart under its label. */
 function isAlone(line: string, found: Found): boolean {
-  return line.slice(0, found.start).trim().length + line.slice(found.end).trim().length <= 2;
+  // A sender's prefix (G-123456) is part of what is set apart.
+  const before = found.kind === 'prefixed' ? line.slice(0, found.start).replace(/[A-Z]{1,4}-$/, '') : line.slice(0, found.start);
+  return before.trim().length + line.slice(found.end).trim().length <= 2;
 }
 
 // ------------------------------------------------------------------------------------------------ text
