@@ -55,7 +55,7 @@ export function freePort(): Promise<number> {
 
 /**
  * CPU seconds (user + system, every thread) used so far by these (Linux) processes and their direct children:
- * a figure of work done that, unlike throughput, hardly moves with what else the machine is running.
+ * a figure of work done that moves less than throughput with what else the machine is running.
  */
 export function cpuSeconds(pids: number[]): number {
   const ticks = 100; // USER_HZ, 100 on every Linux architecture Node runs on

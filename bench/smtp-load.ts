@@ -21,6 +21,8 @@ export interface SmtpLoadOptions {
   from?: string;
   /** A reply slower than this is an error, and ends its connection (default 30 s). */
   replyTimeoutMs?: number;
+  /** Told of each accepted message (its number is in its Subject: `Load test message <n>`) when its 250 is read. */
+  onAccepted?(n: number, to: string, at: number): void;
 }
 
 export interface SmtpLoadResult {
@@ -85,7 +87,9 @@ export async function runSmtpLoad(options: SmtpLoadOptions): Promise<SmtpLoadRes
           const sent = performance.now();
           const done = await session.send(Buffer.concat([Buffer.from(messageHead(n, id, from, to)), body, Buffer.from('.\r\n')]));
           expect(step, done, 250);
-          result.latenciesMs.push(performance.now() - sent);
+          const at = performance.now();
+          options.onAccepted?.(n, to, at);
+          result.latenciesMs.push(at - sent);
           result.accepted++;
           result.acceptedIds.push(id);
         } catch (err) {

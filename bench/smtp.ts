@@ -5,14 +5,14 @@
 // (in memory, not durable) loaded by the same generator in the same run, rounds interleaved. Then
 // GET /api/v1/inboxes/{address}/messages with 50 connections (autocannon) against a GET /healthz baseline.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Pool } from '../src/platform/db/index.ts';
 import { cpuSeconds, freePort, log, percentile, scratchDatabase, writeResult } from './lib.ts';
+import { benchProcesses, generateInbox, peakRss, waitForHttp } from './processes.ts';
 import { runSmtpLoad, waitForSmtp, type SmtpLoadResult } from './smtp-load.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -38,17 +38,14 @@ interface Round {
   seconds: number;
 }
 
-const started: { name: string; child: ChildProcess; logFile: string }[] = [];
-const stopping = new Set<ChildProcess>();
-const scratch: string[] = [];
 let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
 let pool: Pool | undefined;
 let failed = false;
-let cleaning: Promise<void> | undefined;
-// Interrupted: the servers and the scratch database go too.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-}
+const processes = benchProcesses('smtp', async () => {
+  await pool?.end();
+  await db?.release();
+});
+const start = processes.start;
 
 try {
   db = await scratchDatabase();
@@ -63,7 +60,7 @@ try {
   // MailDev keeps messages in memory and writes each .eml under os.tmpdir() (not fsynced): TMPDIR is a scratch
   // directory of ours, removed at the end.
   const maildevTmp = await mkdtemp(join(tmpdir(), 'domainkit-bench-maildev-'));
-  scratch.push(maildevTmp);
+  processes.remove(maildevTmp);
   const maildevBin = fileURLToPath(new URL('../node_modules/maildev/dist/bin/maildev.js', import.meta.url));
   const maildev = start(
     'maildev',
@@ -77,7 +74,7 @@ try {
 
   // 50 inboxes; recipients round-robin (MailDev takes any address: it gets the same ones).
   const addresses: string[] = [];
-  for (let i = 0; i < INBOXES; i++) addresses.push(await generateInbox(mailBase));
+  for (let i = 0; i < INBOXES; i++) addresses.push(await generateInbox(mailBase, DOMAIN));
   let turn = 0;
   const recipients = () => addresses[turn++ % addresses.length]!;
 
@@ -105,7 +102,7 @@ try {
   const maildevBest = median(maildevRounds);
 
   // GET /api/v1/inboxes/{address}/messages on an inbox of 20 messages (the list returns them all: limit 50).
-  const listed = await generateInbox(mailBase);
+  const listed = await generateInbox(mailBase, DOMAIN);
   const filled = await runSmtpLoad({ host: HOST, port: smtpPort, connections: 1, messages: 20, recipients: () => listed, messageBytes: MESSAGE_BYTES });
   if (filled.accepted !== 20) throw new Error(`filling the list inbox: ${filled.errors} errors: ${filled.errorSamples.join('; ')}`);
   const listPath = `/api/v1/inboxes/${encodeURIComponent(listed)}/messages`;
@@ -214,55 +211,17 @@ try {
 } catch (err) {
   failed = true;
   console.error('bench:smtp FAILED:', err);
-  for (const s of started) console.error(`  ${s.name} log: ${s.logFile}`);
+  processes.fail();
 } finally {
-  await cleanup();
+  await processes.cleanup();
 }
 process.exit(failed ? 1 : 0);
-
-/** Stops every process started here, then the scratch database; the logs are kept only when the run failed. */
-function cleanup(): Promise<void> {
-  return (cleaning ??= (async () => {
-    await Promise.all(started.map((s) => stop(s.child)));
-    await pool?.end();
-    await db?.release();
-    if (!failed) scratch.push(...started.map((s) => s.logFile));
-    await Promise.all(scratch.map((path) => rm(path, { recursive: true, force: true })));
-  })());
-}
-
-function start(name: string, args: string[], env: Record<string, string | undefined>): ChildProcess {
-  const logFile = join(tmpdir(), `domainkit-bench-smtp-${name}-${process.pid}.log`);
-  const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, out] });
-  started.push({ name, child, logFile });
-  child.once('exit', (code, signal) => {
-    if (!stopping.has(child)) console.error(`${name} exited unexpectedly (${code ?? signal}); see ${logFile}`);
-  });
-  return child;
-}
 
 function countMessages(): Promise<number> {
   return pool!.query<{ n: number }>('SELECT count(*)::int AS n FROM messages').then((r) => r.rows[0]!.n);
 }
 
-async function generateInbox(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/inboxes/generate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ domain: DOMAIN }),
-  });
-  const body = (await res.json()) as { address?: string };
-  if (res.status !== 201 || !body.address) throw new Error(`POST /api/v1/inboxes/generate: ${res.status} ${JSON.stringify(body)}`);
-  return body.address;
-}
 
-/** VmHWM: the peak resident set size of a (Linux) process, in MB. */
-function peakRss(pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmHWM for process ${pid}`);
-  return round(Number(match[1]) / 1024, 1);
-}
 
 function median(rounds: Round[]): Round {
   return [...rounds].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)[Math.floor(rounds.length / 2)]!;
@@ -273,25 +232,4 @@ function round(n: number, digits: number): number {
   return Math.round(n * f) / f;
 }
 
-async function waitForHttp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer 200 within 30 s`);
-}
 
-/** SIGINT (a graceful stop), SIGKILL after 15 s. */
-async function stop(child: ChildProcess): Promise<void> {
-  stopping.add(child);
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
