@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `domainkit` command. Settings are read and validated once, before any command runs.
 import { Command } from 'commander';
-import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.ts';
+import { ConfigError, durations, loadConfig, loadDotEnv, type Config } from './config.ts';
 import { makeKey, parseScopes } from './jobs/index.ts';
-import { domainToAdd, putDomain } from './mail/index.ts';
+import { domainToAdd, putDomain, signAccountToken } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
@@ -150,6 +150,29 @@ mail
     const wanted = domainToAdd(name, { isPublic: !opts.private, tierRequired: /^\d+$/.test(opts.tier) ? Number(opts.tier) : Number.NaN });
     const domain = await withDatabase((db) => putDomain(db.pool, wanted));
     console.log(`domain ${domain.name}: ${domain.isPublic ? 'public' : 'private'}, tier ${domain.tierRequired}`);
+  });
+
+mail
+  .command('token')
+  .description('print a JWT for an account, signed with MAIL_JWT_SECRET (local use; no database needed)')
+  .requiredOption('--account <id>', "the account id (the token's sub)")
+  .requiredOption('--tier <n>', 'the account tier (3: Developer)')
+  .option('--ttl <duration>', 'how long the token is valid: 30m, 1h, 24h', '1h')
+  .action(async (opts: { account: string; tier: string; ttl: string }) => {
+    const config = settings();
+    const secret = config.mail.jwtSecret;
+    if (secret === undefined) {
+      throw new Error(
+        config.mail.jwksUrl
+          ? 'MAIL_JWT_SECRET is not set: this service verifies JWTs with MAIL_JWKS_URL, so tokens come from that issuer'
+          : 'MAIL_JWT_SECRET is not set: set it (at least 32 bytes) to sign tokens',
+      );
+    }
+    const ttl = durations(opts.ttl);
+    const ms = 'value' in ttl && ttl.value.length === 1 ? ttl.value[0]! : Number.NaN;
+    if (!(ms >= 1000)) throw new Error('--ttl takes one duration of at least 1s, such as 30m, 1h or 24h');
+    const tier = /^\d+$/.test(opts.tier) ? Number(opts.tier) : Number.NaN;
+    console.log(await signAccountToken(secret, { account: opts.account, tier, ttlSeconds: Math.floor(ms / 1000) }));
   });
 
 function describeDatabase(embedded: Awaited<ReturnType<typeof openDatabase>>['embedded']): string {

@@ -5,13 +5,13 @@ import { readFile } from 'node:fs/promises';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config.ts';
 import { buildJobsApp, createSources, jobsWebhookService, startEngine, type Engine } from './jobs/index.ts';
-import { buildMailApp, createSmtpServer, ensureDomains, startSweeper, type Sweeper } from './mail/index.ts';
+import { buildMailApp, createSmtpServer, ensureDomains, mailWebhookService, startSweeper, type Sweeper } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import type { App } from './platform/http/index.ts';
 import type { Logger } from './platform/log.ts';
 import { allowEverything, createOutbound, policyFor, type Outbound } from './platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
-import { startDeliveryWorker, type WebhookService } from './platform/webhooks/index.ts';
+import { createDeliveryQueue, startDeliveryWorker, type WebhookService } from './platform/webhooks/index.ts';
 
 export const ROLES = ['jobs-api', 'mail-api', 'smtp', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -51,8 +51,8 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     await migrate(db.url, log);
     const deps = { pool: db.pool, log, version: VERSION };
     if (roles.includes('mail-api') || roles.includes('smtp')) await ensureDomains(db.pool, config.mail.domains);
-    if (roles.includes('jobs-api') || roles.includes('worker')) {
-      // An API alone only enqueues; workers supervise the queues.
+    if (roles.includes('jobs-api') || roles.includes('worker') || roles.includes('smtp')) {
+      // An API or a receiver alone only enqueues (jobs, webhook deliveries); workers supervise the queues.
       queue = await startQueue(db.url, log, { work: roles.includes('worker') });
     }
     if (roles.includes('jobs-api')) {
@@ -66,13 +66,16 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
       addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
     }
     if (roles.includes('mail-api')) {
-      const app = await buildMailApp({ ...deps, anonTtlSeconds: config.mail.anonTtlSeconds });
+      const app = await buildMailApp({ ...deps, anonTtlSeconds: config.mail.anonTtlSeconds, databaseUrl: db.url, ssePingSeconds: config.mail.ssePingSeconds, jwt: { secret: config.mail.jwtSecret, jwksUrl: config.mail.jwksUrl }, allowPrivateNetwork: config.allowPrivateNetwork });
       apps.push(app);
       addresses['mail-api'] = await app.listen({ host: config.host, port: config.mail.port });
     }
     if (roles.includes('smtp')) {
       const tls = config.mail.smtpTls;
+      // Mail to an inbox with a webhook enqueues its delivery as it is stored: the queue must exist first.
+      await createDeliveryQueue(queue!);
       smtp = createSmtpServer({
+        queue: queue!,
         pool: db.pool,
         log,
         hostname: config.mail.domains[0] ?? 'localhost',
@@ -106,9 +109,9 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   return { db, addresses, stop };
 }
 
-/** The services whose webhooks this program sends; the mail service registers when its events exist. */
+/** The services whose webhooks this program sends. */
 function webhookServices(config: Config): WebhookService[] {
-  return [jobsWebhookService(config)];
+  return [jobsWebhookService(config), mailWebhookService(config.mail.webhookRetryDelaysMs)];
 }
 
 /** On the wildcard address SMTP listens on IPv6 and IPv4 both (`::`, dual-stack) where the host has IPv6. */

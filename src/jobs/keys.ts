@@ -1,5 +1,8 @@
 // API key tokens of the jobs service: `dm_jobs_` + 32 random bytes in base62. Only their SHA-256 is stored.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashToken } from '../platform/http/index.ts';
+
+export { hashToken, sameHash } from '../platform/http/index.ts';
 
 export const SCOPES = ['jobs:create', 'jobs:read', 'keys:admin', 'keys:read'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -28,15 +31,7 @@ export function newToken(): NewToken {
   return { token, hash: hashToken(token), prefix: token.slice(0, SHOWN) };
 }
 
-export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
 /** Whether a string has the shape of one of our tokens (checked before any database lookup). */
 export function looksLikeToken(value: string): boolean {
   return value.length === TOKEN_PREFIX.length + SECRET_LENGTH && value.startsWith(TOKEN_PREFIX) && /^[0-9A-Za-z]+$/.test(value.slice(TOKEN_PREFIX.length));
-}
-
-export function sameHash(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -270,19 +270,19 @@ export async function deleteMessage(db: Queryable, id: string): Promise<boolean>
 
 // --------------------------------------------------------------------------------------------------------- SMTP
 
-export type Recipient = { kind: 'foreign' } | { kind: 'unknown' } | { kind: 'inbox'; inboxId: string; expiresAt: Date | null };
+export type Recipient = { kind: 'foreign' } | { kind: 'unknown' } | { kind: 'inbox'; inboxId: string; expiresAt: Date | null; webhook: boolean };
 
 /** What an RCPT TO address is to us: another domain's, an unknown (or expired) inbox of ours, or a live inbox. */
 export async function recipient(db: Queryable, address: string, domain: string): Promise<Recipient> {
-  const { rows } = await db.query<{ inboxId: string | null; expiresAt: Date | null }>({
+  const { rows } = await db.query<{ inboxId: string | null; expiresAt: Date | null; webhook: boolean }>({
     name: 'mail_recipient',
-    text: `SELECT i.id AS "inboxId", i.expires_at AS "expiresAt" FROM mail_domains d
+    text: `SELECT i.id AS "inboxId", i.expires_at AS "expiresAt", i.webhook_url IS NOT NULL AS webhook FROM mail_domains d
       LEFT JOIN inboxes i ON i.address = $1 AND ${LIVE} WHERE d.name = $2`,
     values: [address, domain],
   });
   const row = rows[0];
   if (!row) return { kind: 'foreign' };
-  return row.inboxId ? { kind: 'inbox', inboxId: row.inboxId, expiresAt: row.expiresAt } : { kind: 'unknown' };
+  return row.inboxId ? { kind: 'inbox', inboxId: row.inboxId, expiresAt: row.expiresAt, webhook: row.webhook } : { kind: 'unknown' };
 }
 
 export interface NewMessage {
@@ -323,6 +323,9 @@ const MESSAGE_COLUMNS = [
   ['raw', 'bytea'],
 ] as const;
 
+/** The NOTIFY channel of stored messages; payload `<inbox id> <message id>`. */
+export const MESSAGE_CHANNEL = 'mail_message';
+
 /** One statement text per batch size, prepared once per connection. */
 const insertTexts = new Map<number, string>();
 function insertText(rows: number): string {
@@ -335,7 +338,10 @@ function insertText(rows: number): string {
       SELECT ${MESSAGE_COLUMNS.map(([name]) => `v.${name}`).join(', ')}, jsonb_array_length(v.attachments), jsonb_array_length(v.links), length(v.raw)
       FROM (VALUES ${values.join(', ')}) AS v(${names})
       JOIN inboxes i ON i.id = v.inbox_id
-      RETURNING messages.id`;
+      RETURNING messages.id, messages.inbox_id, messages.received_at`;
+    // Subscribers in any process hear of each stored message at commit (realtime/hub.ts).
+    text = `WITH stored AS (${text})
+      SELECT id, received_at AS "receivedAt", pg_notify('${MESSAGE_CHANNEL}', inbox_id || ' ' || id) FROM stored`;
     insertTexts.set(rows, text);
   }
   return text;
@@ -346,7 +352,7 @@ function insertText(rows: number): string {
  * hex text, twice the size). A message whose inbox was deleted since RCPT (expired and swept) is not stored:
  * that inbox and everything in it is gone anyway. Returns the ids stored.
  */
-export async function insertMessages(db: Queryable, messages: readonly NewMessage[]): Promise<string[]> {
+export async function insertMessages(db: Queryable, messages: readonly NewMessage[]): Promise<StoredMessage[]> {
   const values = messages.flatMap((m) => [
     m.id,
     m.inboxId,
@@ -364,8 +370,102 @@ export async function insertMessages(db: Queryable, messages: readonly NewMessag
     JSON.stringify(m.links),
     m.raw,
   ]);
-  const { rows } = await db.query<{ id: string }>({ name: `mail_insert_messages_${messages.length}`, text: insertText(messages.length), values });
-  return rows.map((r) => r.id);
+  const { rows } = await db.query<StoredMessage>({ name: `mail_insert_messages_${messages.length}`, text: insertText(messages.length), values });
+  return rows.map((r) => ({ id: r.id, receivedAt: r.receivedAt }));
+}
+
+export interface StoredMessage {
+  id: string;
+  receivedAt: Date;
+}
+
+export interface WebhookInbox {
+  id: string;
+  address: string;
+  label: string | null;
+  webhookUrl: string;
+}
+
+/** Those of these inboxes that have a webhook. */
+export async function webhookInboxes(db: Queryable, ids: readonly string[]): Promise<Map<string, WebhookInbox>> {
+  const { rows } = await db.query<WebhookInbox>({
+    name: 'mail_webhook_inboxes',
+    text: `SELECT id, address, label, webhook_url AS "webhookUrl" FROM inboxes WHERE id = ANY($1::uuid[]) AND webhook_url IS NOT NULL`,
+    values: [ids],
+  });
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Signing secrets of inboxes' webhooks, by inbox id (the deliveries' secret_ref); a deleted inbox has none. */
+export async function webhookSecrets(db: Queryable, inboxIds: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; secret: string }>({
+    name: 'mail_webhook_secrets',
+    text: `SELECT id::text, webhook_secret AS secret FROM inboxes WHERE id::text = ANY($1::text[]) AND webhook_secret IS NOT NULL`,
+    values: [inboxIds],
+  });
+  return new Map(rows.map((r) => [r.id, r.secret]));
+}
+
+// ----------------------------------------------------------------------------------------------------- realtime
+
+export interface LiveInbox {
+  id: string;
+  address: string;
+  expiresAt: Date | null;
+}
+
+/** The live inbox at an address, without its counters (a subscription needs only where and until when). */
+export async function liveInbox(db: Queryable, address: string): Promise<LiveInbox | undefined> {
+  const { rows } = await db.query<LiveInbox>({
+    name: 'mail_live_inbox',
+    text: `SELECT i.id, i.address, i.expires_at AS "expiresAt" FROM inboxes i WHERE i.address = $1 AND ${LIVE}`,
+    values: [address],
+  });
+  return rows[0];
+}
+
+/** What a `message` event says of a message. */
+export interface MessageEvent {
+  id: string;
+  inboxId: string;
+  from: string;
+  subject: string;
+  hasOtp: boolean;
+}
+
+const EVENT_COLUMNS = `id, inbox_id AS "inboxId", from_address AS "from", subject, otp IS NOT NULL AS "hasOtp"`;
+
+export async function messageEvents(db: Queryable, ids: readonly string[]): Promise<MessageEvent[]> {
+  const { rows } = await db.query<MessageEvent>({
+    name: 'mail_message_events',
+    text: `SELECT ${EVENT_COLUMNS} FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id`,
+    values: [ids],
+  });
+  return rows;
+}
+
+/**
+ * Messages of inboxes from a message id on (ids are UUIDv7: ordered by time), or stored since a time, oldest
+ * first: what a subscriber missed.
+ */
+export async function messageEventsAfter(
+  db: Queryable,
+  inboxIds: readonly string[],
+  from: { id: string; inclusive: boolean } | { since: Date },
+  limit: number,
+): Promise<MessageEvent[]> {
+  const [name, condition, value] =
+    'since' in from
+      ? ['mail_message_events_since', 'received_at >= $2', from.since]
+      : from.inclusive
+        ? ['mail_message_events_from', 'id >= $2::uuid', from.id]
+        : ['mail_message_events_after', 'id > $2::uuid', from.id];
+  const { rows } = await db.query<MessageEvent>({
+    name,
+    text: `SELECT ${EVENT_COLUMNS} FROM messages WHERE inbox_id = ANY($1::uuid[]) AND ${condition} ORDER BY id LIMIT $3`,
+    values: [inboxIds, value, limit],
+  });
+  return rows;
 }
 
 // ------------------------------------------------------------------------------------------------------ sweeper
@@ -387,4 +487,128 @@ export async function sweepExpired(db: Queryable, batch: number): Promise<{ mess
     [batch],
   );
   return { messages: 0, inboxes: inboxes.rowCount ?? 0 };
+}
+
+// ------------------------------------------------------------------------------------------- accounts, API keys
+
+/** Records an account and the tier of a JWT it used, unless a token issued later already set its tier. */
+export async function recordAccount(db: Queryable, account: { id: string; tier: number; issuedAt: Date | null }): Promise<void> {
+  // Presenting the same token again (same iat, same tier) writes nothing.
+  await db.query({
+    name: 'mail_record_account',
+    text: `INSERT INTO accounts AS a (id, tier, tier_issued_at) VALUES ($1, $2, coalesce($3, now()))
+      ON CONFLICT (id) DO UPDATE SET tier = excluded.tier, tier_issued_at = excluded.tier_issued_at, updated_at = now()
+      WHERE excluded.tier_issued_at > a.tier_issued_at OR (excluded.tier_issued_at = a.tier_issued_at AND excluded.tier <> a.tier)`,
+    values: [account.id, account.tier, account.issuedAt],
+  });
+}
+
+export interface ApiKeyRow {
+  id: string;
+  accountId: string;
+  keyPrefix: string;
+  label: string | null;
+  isActive: boolean;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+const API_KEY_COLUMNS = `id, account_id AS "accountId", key_prefix AS "keyPrefix", label,
+  (revoked_at IS NULL AND expires_at > now()) AS "isActive", last_used_at AS "lastUsedAt", created_at AS "createdAt",
+  expires_at AS "expiresAt"`;
+
+export interface NewApiKeyRow {
+  id: string;
+  accountId: string;
+  keyPrefix: string;
+  keyHash: Buffer;
+  label: string | null;
+  expiresInDays: number;
+}
+
+/** Stores a key; undefined when its prefix is taken (about 1 in 2.8e12 per key: the caller draws another). */
+export async function insertApiKey(db: Queryable, key: NewApiKeyRow): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>({
+    name: 'mail_insert_api_key',
+    text: `INSERT INTO mail_api_keys (id, account_id, key_prefix, key_hash, label, expires_at)
+      VALUES ($1, $2, $3, $4, $5, now() + make_interval(days => $6))
+      ON CONFLICT (key_prefix) DO NOTHING
+      RETURNING ${API_KEY_COLUMNS}`,
+    values: [key.id, key.accountId, key.keyPrefix, key.keyHash, key.label, key.expiresInDays],
+  });
+  return rows[0];
+}
+
+/** The key a request authenticates with, and its account's latest known tier. */
+export interface ActiveApiKey {
+  id: string;
+  accountId: string;
+  tier: number;
+  keyHash: Buffer;
+  lastUsedAt: Date | null;
+}
+
+/** The active (not revoked, not expired) key with this prefix; read on every request, so revocation holds at once. */
+export async function activeApiKey(db: Queryable, keyPrefix: string): Promise<ActiveApiKey | undefined> {
+  const { rows } = await db.query<ActiveApiKey>({
+    name: 'mail_active_api_key',
+    text: `SELECT k.id, k.account_id AS "accountId", a.tier, k.key_hash AS "keyHash", k.last_used_at AS "lastUsedAt"
+      FROM mail_api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.key_prefix = $1 AND k.revoked_at IS NULL AND k.expires_at > now()`,
+    values: [keyPrefix],
+  });
+  return rows[0];
+}
+
+/** Records use at most once a minute per key, whichever process sees the request. */
+export async function touchApiKey(db: Queryable, id: string): Promise<void> {
+  await db.query({
+    name: 'mail_touch_api_key',
+    text: `UPDATE mail_api_keys SET last_used_at = now()
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    values: [id],
+  });
+}
+
+/** Every key of the account, revoked and expired ones too, oldest first. */
+export async function listApiKeys(db: Queryable, accountId: string): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>({
+    name: 'mail_list_api_keys',
+    text: `SELECT ${API_KEY_COLUMNS} FROM mail_api_keys WHERE account_id = $1 ORDER BY created_at, id`,
+    values: [accountId],
+  });
+  return rows;
+}
+
+/** Revokes a key of the account (again: a no-op); false when the account has no such key. */
+export async function revokeApiKey(db: Queryable, accountId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: 'mail_revoke_api_key',
+    text: `UPDATE mail_api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2`,
+    values: [id, accountId],
+  });
+  return rowCount === 1;
+}
+
+export interface NewAccountInbox extends NewInbox {
+  accountId: string;
+  label: string | null;
+  webhookUrl: string | null;
+  /** Kept as is: webhooks are signed with it. */
+  webhookSecret: string | null;
+}
+
+/** A programmatic inbox: as `insertInbox`, with its account, label and webhook. */
+export async function insertAccountInbox(db: Queryable, inbox: NewAccountInbox): Promise<InboxRow | undefined> {
+  await db.query({ name: 'mail_free_address', text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()', values: [inbox.address] });
+  const { rows } = await db.query<InboxRow>({
+    name: 'mail_insert_account_inbox',
+    text: `INSERT INTO inboxes AS i (id, address, domain, expires_at, account_id, label, webhook_url, webhook_secret)
+      VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6, $7, $8)
+      ON CONFLICT (address) DO NOTHING
+      RETURNING ${INBOX_COLUMNS}, 0 AS "messageCount", 0 AS "unreadCount"`,
+    values: [inbox.id, inbox.address, inbox.domain, inbox.ttlSeconds, inbox.accountId, inbox.label, inbox.webhookUrl, inbox.webhookSecret],
+  });
+  return rows[0];
 }

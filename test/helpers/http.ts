@@ -7,8 +7,8 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export async function serve(app: App): Promise<Served> {
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+export async function serve(app: App, port = 0): Promise<Served> {
+  const url = await app.listen({ host: '127.0.0.1', port });
   return { app, url, close: () => app.close() };
 }
 

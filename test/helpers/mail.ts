@@ -2,7 +2,7 @@
 // for both: fetch for the API, nodemailer for SMTP.
 import type { AddressInfo } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import { buildMailApp, createSmtpServer, ensureDomains, type SmtpOptions } from '../../src/mail/index.ts';
+import { buildMailApp, createSmtpServer, ensureDomains, type MailAppDeps, type SmtpOptions } from '../../src/mail/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './db.ts';
@@ -19,6 +19,8 @@ export interface Mail {
   inbox(localPart?: string): Promise<string>;
   /** Sends with nodemailer over SMTP; resolves with nodemailer's info (the server's reply in `response`). */
   send(message: SendMailOptions): Promise<SentInfo>;
+  /** SSE streams the API holds open now. */
+  liveSubscribers(): number;
   close(): Promise<void>;
 }
 
@@ -26,12 +28,20 @@ export type SentInfo = { response: string; accepted: unknown[]; rejected: unknow
 
 export async function startMail(
   db: TestDatabase,
-  options: { domains?: string[]; anonTtlSeconds?: number; smtp?: Partial<SmtpOptions> } = {},
+  options: { domains?: string[]; anonTtlSeconds?: number; ssePingSeconds?: number; port?: number; smtp?: Partial<SmtpOptions>; app?: Partial<MailAppDeps> } = {},
 ): Promise<Mail> {
   const log = createLogger({ level: 'silent' });
   await ensureDomains(db.pool, options.domains ?? [DOMAIN]);
-  const app = await buildMailApp({ pool: db.pool, log, version: 'test', anonTtlSeconds: options.anonTtlSeconds ?? 3600 });
-  const served = await serve(app);
+  const app = await buildMailApp({
+    pool: db.pool,
+    log,
+    version: 'test',
+    anonTtlSeconds: options.anonTtlSeconds ?? 3600,
+    databaseUrl: db.url,
+    ssePingSeconds: options.ssePingSeconds ?? 15,
+    ...options.app,
+  });
+  const served = await serve(app, options.port);
   const smtp = createSmtpServer({ pool: db.pool, log, hostname: DOMAIN, maxMessageBytes: 10 * 1024 * 1024, ...options.smtp });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const smtpPort = (smtp.server.address() as AddressInfo).port;
@@ -53,6 +63,7 @@ export async function startMail(
       return ((await res.json()) as { address: string }).address;
     },
     send: (message) => transport.sendMail(message) as Promise<SentInfo>,
+    liveSubscribers: () => (app as unknown as { liveSubscribers(): number }).liveSubscribers(),
     async close() {
       transport.close();
       await served.close();

@@ -2,7 +2,7 @@
 // request (so a revocation holds at once on every process), then the route's scope.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Pool } from '../../platform/db/index.ts';
-import { Problem } from '../../platform/http/index.ts';
+import { dueForTouch, presentedCredentials, Problem, unauthorized as refuse } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { hashToken, looksLikeToken, sameHash, type Scope } from '../keys.ts';
 import { activeKeyByHash, touchKey, type ActiveKey } from '../store.ts';
@@ -14,8 +14,7 @@ export interface Caller {
 }
 
 const callers = new WeakMap<FastifyRequest, Caller>();
-const CHALLENGE = { 'www-authenticate': 'Bearer realm="domainkit jobs"' };
-const TOUCH_EVERY_MS = 60_000;
+const REALM = 'domainkit jobs';
 
 /** The authenticated caller of a request that passed `requireScope`. */
 export function callerOf(request: FastifyRequest): Caller {
@@ -50,7 +49,7 @@ export function tokenHash(request: FastifyRequest): Buffer {
 export function admit(request: FastifyRequest, pool: Pool, log: Logger, scope: Scope, hash: Buffer, key: ActiveKey | undefined): Caller {
   if (!key || !sameHash(key.tokenHash, hash)) throw unauthorized('the API key is not valid or has been revoked');
   if (key.scopes.length === 0) throw unauthorized('the API key has no scope');
-  if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+  if (dueForTouch(key.lastUsedAt)) {
     touchKey(pool, key.id).catch((err: unknown) => log.warn({ err }, 'could not record key use'));
   }
   if (!key.scopes.includes(scope)) {
@@ -64,15 +63,7 @@ export function admit(request: FastifyRequest, pool: Pool, log: Logger, scope: S
 }
 
 function presentedToken(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  const apiKey = request.headers['x-api-key'];
-  let bearer: string | undefined;
-  if (authorization !== undefined) {
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-    if (!match) throw unauthorized('the Authorization header must be "Bearer <API key>"');
-    bearer = match[1];
-  }
-  if (Array.isArray(apiKey)) throw unauthorized('send one X-API-Key header');
+  const { bearer, apiKey } = presentedCredentials(request, REALM, 'API key');
   if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) {
     throw unauthorized('Authorization and X-API-Key carry different keys; send one');
   }
@@ -80,5 +71,5 @@ function presentedToken(request: FastifyRequest): string | undefined {
 }
 
 function unauthorized(detail: string): Problem {
-  return new Problem('unauthorized', detail, { headers: CHALLENGE });
+  return refuse(REALM, detail);
 }

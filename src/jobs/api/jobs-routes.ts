@@ -1,11 +1,10 @@
 // /v1/jobs: create, list, read, results, soft-cancel. Every read names the caller's tenant.
 import accepts from 'accepts';
-import { isIP } from 'node:net';
 import { Type } from 'typebox';
 import type { JobSource } from '../../config.ts';
 import { withTransaction } from '../../platform/db/index.ts';
 import { invalid, isUuid, Problem, problemResponses, type RoutePlugin, type ValidationIssue } from '../../platform/http/index.ts';
-import { isPublicAddress, normaliseDomain } from '../../platform/net/index.ts';
+import { normaliseDomain, webhookUrlProblem } from '../../platform/net/index.ts';
 import { createJob } from '../create.ts';
 
 import { resultsCsv, toApiResult } from '../results.ts';
@@ -45,7 +44,7 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         });
         const webhookUrl = body.webhook_url ?? null;
         if (webhookUrl !== null) {
-          const reason = webhookProblem(webhookUrl, deps.allowPrivateNetwork);
+          const reason = webhookUrlProblem(webhookUrl, deps.allowPrivateNetwork);
           if (reason) issues.push({ path: '/webhook_url', location: 'body', message: reason });
         }
         if (issues.length) throw invalid(issues);
@@ -181,21 +180,4 @@ export function jobView(job: JobRow) {
     progress: { total: job.total, succeeded: job.succeeded, failed: job.failed, pending: job.total - job.succeeded - job.failed },
     ...(job.domains ? { domains: job.domains } : {}),
   };
-}
-
-/** Why a webhook_url cannot be used, or undefined. Host names are checked again, on the address, at delivery. */
-function webhookProblem(value: string, allowPrivateNetwork: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
-  if (allowPrivateNetwork) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if ((isIP(host) !== 0 && !isPublicAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
-    return 'points to a private or loopback address, which callbacks never reach';
-  }
-  return undefined;
 }

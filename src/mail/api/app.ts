@@ -1,9 +1,13 @@
 // The mail API (/api/v1): disposable inboxes, their messages, and the Developer tier.
 import { createApp, type App } from '../../platform/http/index.ts';
-import type { Pool } from '../../platform/db/index.ts';
+import { createListener, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { JwtSettings } from '../jwt.ts';
 import { inboxesRoutes } from './inboxes-routes.ts';
+import { createHub } from '../realtime/index.ts';
+import { developerRoutes } from './developer-routes.ts';
 import { messagesRoutes } from './messages-routes.ts';
+import { sseRoutes } from './sse-routes.ts';
 import { MAIL_SCHEMAS } from './schemas.ts';
 
 export interface MailAppDeps {
@@ -12,10 +16,20 @@ export interface MailAppDeps {
   version: string;
   /** MAIL_ANON_TTL_SECONDS: the life of an anonymous inbox. */
   anonTtlSeconds: number;
+  /** MAIL_JWT_SECRET or MAIL_JWKS_URL: how Bearer JWTs are verified; with neither, every JWT is refused. */
+  jwt?: JwtSettings | undefined;
+  /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
+  allowPrivateNetwork?: boolean | undefined;
+  /** The database's URL: live inboxes hold a LISTEN connection of their own. */
+  databaseUrl: string;
+  /** MAIL_SSE_PING_SECONDS. */
+  ssePingSeconds: number;
 }
 
-export function buildMailApp(deps: MailAppDeps): Promise<App> {
-  return createApp({
+export async function buildMailApp(deps: MailAppDeps): Promise<App> {
+  const listener = createListener(deps.databaseUrl, deps.log);
+  const hub = createHub({ pool: deps.pool, listener, log: deps.log, pingSeconds: deps.ssePingSeconds });
+  const app = await createApp({
     title: 'domainkit mail API',
     description: 'Disposable inboxes with real SMTP ingestion. See shared/spec/mail-api-v1.md.',
     version: deps.version,
@@ -29,6 +43,16 @@ export function buildMailApp(deps: MailAppDeps): Promise<App> {
     routes: async (app) => {
       await app.register(inboxesRoutes(deps));
       await app.register(messagesRoutes(deps));
+      await app.register(developerRoutes(deps));
+      await app.register(sseRoutes(deps, hub));
     },
   });
+  // How many streams this process holds (tests; a metric later).
+  app.decorate('liveSubscribers', () => hub.size);
+  // Streams never end by themselves: they are ended before the server waits for its connections to close.
+  app.addHook('preClose', async () => {
+    hub.close();
+    await listener.close();
+  });
+  return app;
 }

@@ -2,13 +2,13 @@
 // case-insensitive; an unknown or expired one is 404 on every route.
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
-import { lookupName, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
+import { lookupName } from '../addresses.ts';
 import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessagesJson, markAllRead, type InboxRow } from '../store.ts';
 import type { MailAppDeps } from './app.ts';
+import { namedDomain, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
 import { AddressParams, GenerateBody, ListQuery } from './schemas.ts';
 
 const TAGS = ['inboxes'];
-const ATTEMPTS = 5;
 
 export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
   const notFound = (address: string) => new Problem('not_found', `no inbox ${address} (unknown, or expired)`);
@@ -38,31 +38,21 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       },
       async (request, reply) => {
         const { domain: name, local_part: requested } = request.body;
-        const domain = await domainFor(deps.pool, name === undefined ? undefined : lookupName(name).replace(/\.$/, ''));
+        const domain = name === undefined ? await domainFor(deps.pool, undefined) : await namedDomain(deps.pool, name);
         if (!domain) {
           if (name === undefined) throw new Problem('conflict', 'no public domain is configured (MAIL_DOMAINS)');
-          throw invalid([{ path: '/domain', location: 'body', message: `${JSON.stringify(name)} is not a domain of this service (see GET /api/v1/domains/)` }]);
+          throw invalid([unknownDomain(name)]);
         }
         if (!domain.isPublic || domain.tierRequired > 0) {
           throw new Problem('tier_required', `${domain.name} needs an account of tier ${Math.max(domain.tierRequired, 1)} or higher`);
         }
-        let localPart: string | undefined;
-        if (requested !== undefined) {
-          const result = normaliseLocalPart(requested);
-          if (!result.ok) throw invalid([{ path: '/local_part', location: 'body', message: `${JSON.stringify(requested)} ${result.reason}` }]);
-          localPart = result.localPart;
-        }
-        // A random part that is taken (1 in 3.7e15 per live inbox) is simply drawn again.
-        for (let attempt = 0; attempt < (localPart ? 1 : ATTEMPTS); attempt++) {
-          const address = `${localPart ?? randomLocalPart()}@${domain.name}`;
-          const inbox = await insertInbox(deps.pool, { id: uuidv7(), address, domain: domain.name, ttlSeconds: deps.anonTtlSeconds });
-          if (inbox) {
-            void reply.code(201).header('location', `/api/v1/inboxes/${encodeURIComponent(address)}`);
-            return inboxView(inbox);
-          }
-          if (localPart) throw new Problem('conflict', `${address} is in use by a live inbox`);
-        }
-        throw new Problem('conflict', 'could not find a free random address; try again');
+        const { localPart, issue } = requestedLocalPart(requested);
+        if (issue) throw invalid([issue]);
+        const inbox = await placeInbox(domain.name, localPart, (address) =>
+          insertInbox(deps.pool, { id: uuidv7(), address, domain: domain.name, ttlSeconds: deps.anonTtlSeconds }),
+        );
+        void reply.code(201).header('location', `/api/v1/inboxes/${encodeURIComponent(inbox.address)}`);
+        return inboxView(inbox);
       },
     );
 

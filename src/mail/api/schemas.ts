@@ -1,5 +1,5 @@
 // The mail API's request and response schemas: they validate requests and make the OpenAPI document.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
@@ -107,4 +107,70 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const MAIL_SCHEMAS = [DomainSchema, DomainListSchema, InboxSchema, InboxStatsSchema, MessageSummarySchema, MessageListSchema, MessageSchema, MessageOtpSchema, MessageLinksSchema];
+// -------------------------------------------------------------------------------- Developer tier: keys, inboxes
+
+/** Either credential, for each authenticated route's OpenAPI `security`. */
+export const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+
+/**
+ * A value or null as one JSON Schema type list: a wrong value then gets one error, where a union would report
+ * one per branch ("must be >= 60", "must be null", "must match a schema in anyOf").
+ */
+const OrNull = <T extends TSchema & { type: string }>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+const Label = OrNull(Type.String({ maxLength: 200 }));
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    label: Type.Optional(Label),
+    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 90 })),
+  },
+  { additionalProperties: false },
+);
+
+const apiKeyProperties = {
+  id: Type.String({ format: 'uuid' }),
+  key_prefix: Type.String({ pattern: '^[a-z0-9]{8}$', description: 'the public part of the key: tm_<key_prefix>_…' }),
+  label: Nullable(Type.String()),
+  expires_at: Timestamp,
+};
+
+export const CreatedApiKeySchema = Type.Object(
+  { ...apiKeyProperties, plaintext: Type.String({ description: 'tm_<key_prefix>_<48 hex>; shown only in this response' }) },
+  { $id: 'CreatedApiKey' },
+);
+
+export const ApiKeySchema = Type.Object(
+  {
+    ...apiKeyProperties,
+    is_active: Type.Boolean({ description: 'false once revoked or expired' }),
+    last_used_at: Nullable(Type.String({ format: 'date-time', description: 'recorded at most once a minute' })),
+    created_at: Timestamp,
+  },
+  { $id: 'ApiKey' },
+);
+export const ApiKeyListSchema = Type.Array(Type.Ref('ApiKey'), { $id: 'ApiKeyList' });
+
+export const CreateInboxBody = Type.Object(
+  {
+    domain: Type.String({ maxLength: 253, description: 'one of GET /api/v1/domains/, private ones included; its tier_required ≤ the account tier' }),
+    local_part: Type.Optional(Type.String({ maxLength: 320, description: 'as for generate; random when omitted' })),
+    label: Type.Optional(Label),
+    ttl_seconds: Type.Optional(
+      OrNull(Type.Integer({ minimum: 60, maximum: 2_592_000, description: 'null: persistent; MAIL_ANON_TTL_SECONDS when omitted' })),
+    ),
+    webhook_url: Type.Optional(OrNull(Type.String({ maxLength: 2048, description: 'absolute http(s) URL told of each message' }))),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedInboxSchema = Type.Object(
+  {
+    ...InboxSchema.properties,
+    webhook_secret: Nullable(
+      Type.String({ pattern: '^[0-9a-f]{48}$', description: 'signs the webhooks; shown only in this response; null without webhook_url' }),
+    ),
+  },
+  { $id: 'CreatedInbox' },
+);
+
+export const MAIL_SCHEMAS = [DomainSchema, DomainListSchema, InboxSchema, InboxStatsSchema, MessageSummarySchema, MessageListSchema, MessageSchema, MessageOtpSchema, MessageLinksSchema, CreatedApiKeySchema, ApiKeySchema, ApiKeyListSchema, CreatedInboxSchema];

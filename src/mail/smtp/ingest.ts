@@ -3,16 +3,18 @@
 // without any message waiting for a timer, and alone a message is written at once. Each sender is answered
 // only after its own rows are committed.
 import { v7 as uuidv7 } from 'uuid';
-import type { Pool } from '../../platform/db/index.ts';
+import { withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { Queue } from '../../platform/queue.ts';
 import { extract } from '../extract/index.ts';
 import { insertMessages, type NewMessage } from '../store.ts';
+import { enqueueMessageWebhooks } from '../webhooks.ts';
 import { parseMessage } from './parse.ts';
 
 export interface Envelope {
   from: string;
-  /** Live inboxes at RCPT time, one entry per inbox. */
-  recipients: { address: string; inboxId: string }[];
+  /** Live inboxes at RCPT time, one entry per inbox (and whether it has a webhook). */
+  recipients: { address: string; inboxId: string; webhook: boolean }[];
 }
 
 export interface Ingest {
@@ -28,16 +30,18 @@ const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
 interface Pending {
   messages: NewMessage[];
+  /** A recipient inbox has a webhook: its delivery is enqueued in the same transaction. */
+  webhook: boolean;
   resolve(ids: string[]): void;
   reject(err: unknown): void;
 }
 
-export function createIngest(pool: Pool, log: Logger): Ingest {
-  const queue: Pending[] = [];
+export function createIngest(pool: Pool, log: Logger, queue: Queue | undefined): Ingest {
+  const waiting: Pending[] = [];
   let writing = 0;
 
   function pump(): void {
-    while (queue.length > 0 && writing < WRITERS) {
+    while (waiting.length > 0 && writing < WRITERS) {
       const batch = takeBatch();
       writing++;
       void writeBatch(batch).finally(() => {
@@ -62,7 +66,17 @@ export function createIngest(pool: Pool, log: Logger): Ingest {
   }
 
   async function write(batch: Pending[]): Promise<void> {
-    const stored = new Set(await insertMessages(pool, batch.flatMap((p) => p.messages)));
+    const messages = batch.flatMap((p) => p.messages);
+    // One statement, committed alone, unless a webhook rides along: then one transaction for both.
+    const rows =
+      queue && batch.some((p) => p.webhook)
+        ? await withTransaction(pool, async (tx) => {
+            const inserted = await insertMessages(tx, messages);
+            await enqueueMessageWebhooks(tx, queue, messages, inserted);
+            return inserted;
+          })
+        : await insertMessages(pool, messages);
+    const stored = new Set(rows.map((r) => r.id));
     for (const p of batch) p.resolve(p.messages.map((m) => m.id).filter((id) => stored.has(id)));
   }
 
@@ -70,11 +84,11 @@ export function createIngest(pool: Pool, log: Logger): Ingest {
     const batch: Pending[] = [];
     let rows = 0;
     let bytes = 0;
-    while (queue.length > 0) {
-      const next = queue[0]!;
+    while (waiting.length > 0) {
+      const next = waiting[0]!;
       const size = next.messages.reduce((n, m) => n + m.raw.length, 0);
       if (batch.length > 0 && (rows + next.messages.length > MAX_BATCH_ROWS || bytes + size > MAX_BATCH_BYTES)) break;
-      batch.push(queue.shift()!);
+      batch.push(waiting.shift()!);
       rows += next.messages.length;
       bytes += size;
     }
@@ -95,7 +109,7 @@ export function createIngest(pool: Pool, log: Logger): Ingest {
         raw,
       }));
       return new Promise<string[]>((resolve, reject) => {
-        queue.push({ messages, resolve, reject });
+        waiting.push({ messages, webhook: envelope.recipients.some((r) => r.webhook), resolve, reject });
         pump();
       });
     },

@@ -3,8 +3,9 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { Queue } from '../../platform/queue.ts';
 import { lookupName } from '../addresses.ts';
-import { createIngest } from './ingest.ts';
+import { createIngest, type Envelope } from './ingest.ts';
 import { createRecipientLookup } from './recipients.ts';
 
 export interface SmtpOptions {
@@ -18,6 +19,8 @@ export interface SmtpOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** Expect a PROXY protocol (v1) header from a load balancer in front. */
   proxy?: boolean;
+  /** Where webhook deliveries are enqueued; without it (tests of other things) mail webhooks are not sent. */
+  queue?: Queue;
 }
 
 const MAX_RECIPIENTS = 50;
@@ -28,11 +31,11 @@ function reply(code: number, message: string): Error {
 }
 
 /** Inboxes accepted at RCPT time, kept on the session until DATA. */
-const accepted = new WeakMap<SMTPServerSession, Map<string, { address: string; inboxId: string }>>();
+const accepted = new WeakMap<SMTPServerSession, Map<string, Envelope['recipients'][number]>>();
 
 export function createSmtpServer(options: SmtpOptions): SMTPServer {
   const { pool, log } = options;
-  const ingest = createIngest(pool, log);
+  const ingest = createIngest(pool, log, options.queue);
   const lookup = createRecipientLookup(pool);
 
   const server = new SMTPServer({
@@ -60,7 +63,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
           if (found.kind === 'unknown') return callback(reply(550, '5.1.1 No such inbox here (unknown or expired)'));
           let inboxes = accepted.get(session);
           if (!inboxes) accepted.set(session, (inboxes = new Map()));
-          inboxes.set(found.inboxId, { address: lower, inboxId: found.inboxId });
+          inboxes.set(found.inboxId, { address: lower, inboxId: found.inboxId, webhook: found.webhook });
           callback();
         },
         (err: unknown) => {

@@ -3,3 +3,4 @@ export { invalid, sendProblem, validationProblem } from './errors.ts';
 export { Problem, problemBody, PROBLEM_CODES, PROBLEM_CONTENT_TYPE, type ProblemCode, type ValidationIssue } from './problem.ts';
 export { problemResponses } from './responses.ts';
 export { isUuid } from './ids.ts';
+export { dueForTouch, hashToken, presentedCredentials, sameHash, TOUCH_EVERY_MS, unauthorized, type Presented } from './auth.ts';

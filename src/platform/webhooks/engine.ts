@@ -31,6 +31,8 @@ export interface WebhookService {
 }
 
 export interface EnqueueDelivery {
+  /** The delivery's id when the body names it (it is also the `<prefix>-Delivery` header); new otherwise. */
+  id?: string;
   service: WebhookService['name'];
   event: string;
   subject: string;
@@ -41,7 +43,7 @@ export interface EnqueueDelivery {
 
 /** Records a delivery and its first attempt's queue entry in the caller's transaction; returns its id. */
 export async function enqueueDelivery(tx: Queryable, queue: Queue, delivery: EnqueueDelivery): Promise<string> {
-  const id = uuidv7();
+  const id = delivery.id ?? uuidv7();
   const body = typeof delivery.body === 'string' ? Buffer.from(delivery.body, 'utf8') : delivery.body;
   await insertDelivery(tx, { ...delivery, id, body });
   await queue.send(DELIVERY_QUEUE, { deliveryId: id, attempt: 1 } satisfies AttemptJob, { db: inTransaction(tx) });

@@ -1,0 +1,50 @@
+// GET /api/v1/sse/inbox/{address}: a live inbox as Server-Sent Events. An unknown or expired inbox is a 404
+// problem before any stream; after that the response belongs to the hub until the client goes.
+import { Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
+import { isUuid } from '../../platform/http/ids.ts';
+import { lookupName } from '../addresses.ts';
+import type { Hub } from '../realtime/index.ts';
+import { liveInbox } from '../store.ts';
+import type { MailAppDeps } from './app.ts';
+import { AddressParams } from './schemas.ts';
+
+export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
+  return async (app) => {
+    app.get(
+      '/api/v1/sse/inbox/:address',
+      {
+        schema: {
+          tags: ['events'],
+          summary: 'Live events of an inbox (text/event-stream): connected, message (with id), ping',
+          description:
+            'Events: `connected` {address}; `message` {type: "new_message", id, from, subject, has_otp} with `id:` the message id; ' +
+            '`ping` {ts} every MAIL_SSE_PING_SECONDS. Send `Last-Event-ID` to receive first the messages stored after that one.',
+          params: AddressParams,
+          response: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...problemResponses(404) },
+        },
+      },
+      async (request, reply) => {
+        const address = lookupName(request.params.address);
+        const inbox = await liveInbox(deps.pool, address);
+        if (!inbox) throw new Problem('not_found', `no inbox ${address} (unknown, or expired)`);
+        const header = request.headers['last-event-id'];
+        const lastEventId = typeof header === 'string' && isUuid(header.trim()) ? header.trim().toLowerCase() : undefined;
+
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          // Proxies and browsers must neither cache nor buffer the stream (X-Accel-Buffering: nginx).
+          'cache-control': 'no-cache, no-transform',
+          'x-accel-buffering': 'no',
+          connection: 'keep-alive',
+        });
+        res.flushHeaders();
+        // The socket stays open for as long as the client wants: no idle timeout, and small writes go at once.
+        request.raw.socket.setTimeout(0);
+        request.raw.socket.setNoDelay(true);
+        hub.subscribe(inbox, res, lastEventId);
+      },
+    );
+  };
+}

@@ -1,0 +1,1 @@
+export { createHub, type Hub, type HubOptions } from './hub.ts';

@@ -1,0 +1,155 @@
+// Mail webhooks end to end: a programmatic inbox with a webhook_url on a real local receiver, mail over real
+// SMTP, the platform engine delivering (pg-boss over the test database). Signature, headers, body, retries
+// on a failing receiver with attempt numbers, 4xx not retried, at most 4 attempts, and the delivery log command.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mailWebhookService } from '../../src/mail/index.ts';
+import { createLogger } from '../../src/platform/log.ts';
+import { allowEverything, createOutbound } from '../../src/platform/net/index.ts';
+import { startQueue, stopQueue, type Queue } from '../../src/platform/queue.ts';
+import { createDeliveryQueue, startDeliveryWorker } from '../../src/platform/webhooks/index.ts';
+import { bearer, JWT_SECRET, tokenOf } from '../helpers/accounts.ts';
+import { runCli } from '../helpers/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { DOMAIN, startMail, type Mail } from '../helpers/mail.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+
+const DELAYS = [200, 400, 600];
+let db: TestDatabase;
+let queue: Queue;
+let mail: Mail;
+let receiver: Receiver;
+const outbound = createOutbound({ policy: allowEverything });
+const log = createLogger({ level: 'silent' });
+
+// The path says how the receiver answers each attempt, e.g. /seq/500,503,200.
+const script = (path: string, n: number): number => {
+  const plan = path.split('/')[2]!.split(',');
+  return Number(plan[Math.min(n, plan.length - 1)]!);
+};
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  queue = await startQueue(db.url, log);
+  await createDeliveryQueue(queue);
+  receiver = await startReceiver(script);
+  await startDeliveryWorker({ pool: db.pool, queue, outbound, services: [mailWebhookService(DELAYS)], log, userAgent: 'domainkit-test', attemptTimeoutMs: 2000 });
+  mail = await startMail(db, { smtp: { queue }, app: { jwt: { secret: JWT_SECRET }, allowPrivateNetwork: true } });
+});
+afterAll(async () => {
+  await mail?.close();
+  await stopQueue(queue);
+  await receiver?.close();
+  await outbound.close();
+  await db?.pool.end();
+});
+
+interface Created {
+  id: string;
+  address: string;
+  label: string;
+  webhook_secret: string;
+}
+
+async function hookedInbox(path: string, label = 'hooks'): Promise<Created> {
+  const res = await mail.call('/api/v1/inboxes', {
+    body: { domain: DOMAIN, label, webhook_url: `${receiver.url}${path}` },
+    headers: bearer(await tokenOf('acct-hooks', 3)),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as Created;
+}
+
+async function settled(address: string, count = 1, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.pool.query(`SELECT id, state, attempts FROM deliveries WHERE service = 'mail' AND subject = $1 ORDER BY created_at`, [address]);
+    if (rows.length >= count && rows.every((r) => r.state !== 'pending')) return rows as { id: string; state: string; attempts: number }[];
+    if (Date.now() > deadline) throw new Error(`deliveries of ${address} not settled: ${JSON.stringify(rows)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('mail webhooks', () => {
+  it('POSTs message.received signed with the inbox secret, with the X-Mail headers and the documented body', async () => {
+    const inbox = await hookedInbox('/seq/200/sign', 'signup tests ✓');
+    await mail.send({ from: 'Shop <shop@sender.test>', to: inbox.address, subject: 'Your code', text: 'Your verification code is 482913. https://shop.test/confirm' });
+    const [request] = await receiver.waitFor('/seq/200/sign', 1);
+    const [delivery] = await settled(inbox.address);
+
+    const expected = Buffer.from(`sha256=${createHmac('sha256', inbox.webhook_secret).update(request!.body).digest('hex')}`);
+    const header = Buffer.from(String(request!.headers['x-mail-signature']));
+    expect(header.length === expected.length && timingSafeEqual(header, expected)).toBe(true);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['x-mail-event']).toBe('message.received');
+    expect(request!.headers['x-mail-attempt']).toBe('1');
+    expect(request!.headers['x-mail-delivery']).toBe(delivery!.id);
+
+    const [message] = (await (await mail.call(`/api/v1/inboxes/${inbox.address}/messages`)).json()) as { id: string; received_at: string; raw_size: number }[];
+    const body = JSON.parse(request!.body.toString('utf8')) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['delivery_id', 'event', 'inbox', 'message', 'timestamp']);
+    expect(body).toMatchObject({ event: 'message.received', delivery_id: delivery!.id, inbox: { id: inbox.id, address: inbox.address, label: 'signup tests ✓' } });
+    expect(Date.parse(body.timestamp as string)).not.toBeNaN();
+    expect(body.message).toEqual({
+      id: message!.id,
+      from_address: 'shop@sender.test',
+      subject: 'Your code',
+      received_at: message!.received_at,
+      has_otp: true,
+      otp: '482913',
+      link_count: 1,
+      attachment_count: 0,
+      raw_size: message!.raw_size,
+    });
+    expect(delivery!.state).toBe('delivered');
+  });
+
+  it('retries 5xx with attempt numbers 1, 2, 3 and the same delivery id, until a 2xx', async () => {
+    const inbox = await hookedInbox('/seq/500,503,200/retry');
+    await mail.send({ from: 'x@sender.test', to: inbox.address, subject: 'retry me', text: 'hi' });
+    const requests = await receiver.waitFor('/seq/500,503,200/retry', 3);
+    const [delivery] = await settled(inbox.address);
+    expect(requests.map((r) => r.headers['x-mail-attempt'])).toEqual(['1', '2', '3']);
+    expect(new Set(requests.map((r) => r.headers['x-mail-delivery']))).toEqual(new Set([delivery!.id]));
+    expect(new Set(requests.map((r) => r.body.toString('hex'))).size).toBe(1); // the same bytes every time
+    expect(delivery).toMatchObject({ state: 'delivered', attempts: 3 });
+  });
+
+  it('gives up after 4 attempts on a receiver that keeps failing', async () => {
+    const inbox = await hookedInbox('/seq/500/down');
+    await mail.send({ from: 'x@sender.test', to: inbox.address, subject: 'nobody home', text: 'hi' });
+    const [delivery] = await settled(inbox.address);
+    expect(delivery).toMatchObject({ state: 'failed', attempts: 4 });
+    expect(receiver.forPath('/seq/500/down').map((r) => r.headers['x-mail-attempt'])).toEqual(['1', '2', '3', '4']);
+    // The delivery log shows each attempt, found by the inbox's address in any case.
+    const log = await runCli(['deliveries', '--inbox', inbox.address.toUpperCase()], { DATABASE_URL: db.url });
+    expect(log.code, log.stderr).toBe(0);
+    const lines = log.stdout.trim().split('\n').slice(1);
+    expect(lines).toHaveLength(4);
+    for (const line of lines) expect(line.split(/\s+/).slice(0, 3)).toEqual([delivery!.id, 'message.received', inbox.address]);
+    expect(lines.map((l) => /failed\s+(\d)\s/.exec(l)?.[1])).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('does not retry a 4xx', async () => {
+    const inbox = await hookedInbox('/seq/410,200/gone');
+    await mail.send({ from: 'x@sender.test', to: inbox.address, subject: 'gone', text: 'hi' });
+    const [delivery] = await settled(inbox.address);
+    await new Promise((r) => setTimeout(r, DELAYS[0]! * 3));
+    expect(delivery).toMatchObject({ state: 'dropped', attempts: 1 });
+    expect(receiver.forPath('/seq/410,200/gone')).toHaveLength(1);
+  });
+
+  it('sends one delivery per message and per hooked inbox; inboxes without a webhook get none', async () => {
+    const a = await hookedInbox('/seq/200/a');
+    const b = await hookedInbox('/seq/200/b');
+    const plain = await mail.inbox();
+    await mail.send({ from: 'x@sender.test', to: [a.address, b.address, plain], subject: 'to three', text: 'hi' });
+    await mail.send({ from: 'x@sender.test', to: a.address, subject: 'to a again', text: 'hi' });
+    await settled(a.address, 2);
+    await settled(b.address, 1);
+    expect(receiver.forPath('/seq/200/a').map((r) => (JSON.parse(r.body.toString()) as { message: { subject: string } }).message.subject).sort()).toEqual(['to a again', 'to three']);
+    expect(receiver.forPath('/seq/200/b')).toHaveLength(1);
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE subject = $1`, [plain]);
+    expect(rows[0].n).toBe(0);
+  });
+});
