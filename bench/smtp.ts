@@ -15,7 +15,7 @@ import { cpuSeconds, freePort, log, percentile, scratchDatabase, writeResult } f
 import { benchProcesses, generateInbox, peakRss, waitForHttp } from './processes.ts';
 import { runSmtpLoad, waitForSmtp, type SmtpLoadResult } from './smtp-load.ts';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MESSAGES = Number(process.env.BENCH_SMTP_MESSAGES ?? 3000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 20;

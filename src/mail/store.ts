@@ -323,8 +323,9 @@ const MESSAGE_COLUMNS = [
   ['raw', 'bytea'],
 ] as const;
 
-/** The NOTIFY channel of stored messages; payload `<inbox id> <message id>`. */
+/** The NOTIFY channel of stored messages; payload `<inbox id> <message id>` pairs joined by commas. */
 export const MESSAGE_CHANNEL = 'mail_message';
+const NOTIFY_BATCH = 100;
 
 /** One statement text per batch size, prepared once per connection. */
 const insertTexts = new Map<number, string>();
@@ -339,9 +340,14 @@ function insertText(rows: number): string {
       FROM (VALUES ${values.join(', ')}) AS v(${names})
       JOIN inboxes i ON i.id = v.inbox_id
       RETURNING messages.id, messages.inbox_id, messages.received_at`;
-    // Subscribers in any process hear of each stored message at commit (realtime/hub.ts).
-    text = `WITH stored AS (${text})
-      SELECT id, received_at AS "receivedAt", pg_notify('${MESSAGE_CHANNEL}', inbox_id || ' ' || id) FROM stored`;
+    // Subscribers in any process hear of each stored message at commit (realtime/hub.ts): one notification
+    // per 100 messages (a payload stays under PostgreSQL's 8,000 bytes), not one per message, which cost
+    // every listening backend a wake-up per message.
+    text = `WITH stored AS (${text}),
+      notified AS (
+        SELECT pg_notify('${MESSAGE_CHANNEL}', string_agg(inbox_id || ' ' || id, ','))
+          FROM (SELECT inbox_id, id, (row_number() OVER () - 1) / ${NOTIFY_BATCH} AS part FROM stored) numbered GROUP BY part)
+      SELECT id, received_at AS "receivedAt", (SELECT count(*) FROM notified) AS notified FROM stored`;
     insertTexts.set(rows, text);
   }
   return text;

@@ -1,5 +1,5 @@
 // Live inboxes: every process serving SSE holds one LISTEN connection (platform/db/listen.ts) and hears of each
-// message stored by any SMTP process at its commit. A notification names only the inbox and the message; the
+// message stored by any SMTP process at its commit. A notification names only inboxes and messages; the
 // hub looks up the messages of inboxes somebody here is subscribed to, once per batch of notifications, and
 // writes one event to each of their subscribers. Nothing here is needed by another process: a subscriber that
 // reconnects elsewhere names the last event it saw and is replayed from the database.
@@ -42,10 +42,11 @@ export function createHub(options: HubOptions): Hub {
 
   listener.on(MESSAGE_CHANNEL, (payload) => {
     heardAt = Date.now();
-    const space = payload.indexOf(' ');
-    if (!byInbox.has(payload.slice(0, space))) return; // nobody here listens to that inbox
-    pending.push(payload.slice(space + 1));
-    flushing ??= Promise.resolve().then(flush);
+    for (const pair of payload.split(',')) {
+      const space = pair.indexOf(' ');
+      if (byInbox.has(pair.slice(0, space))) pending.push(pair.slice(space + 1)); // else nobody here listens
+    }
+    if (pending.length > 0) flushing ??= Promise.resolve().then(flush);
   });
 
   listener.onConnect(() => {
