@@ -66,7 +66,14 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
       addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
     }
     if (roles.includes('mail-api')) {
-      const app = await buildMailApp({ ...deps, anonTtlSeconds: config.mail.anonTtlSeconds, databaseUrl: db.url, ssePingSeconds: config.mail.ssePingSeconds, jwt: { secret: config.mail.jwtSecret, jwksUrl: config.mail.jwksUrl }, allowPrivateNetwork: config.allowPrivateNetwork });
+      const app = await buildMailApp({
+        ...deps,
+        anonTtlSeconds: config.mail.anonTtlSeconds,
+        databaseUrl: db.url,
+        ssePingSeconds: config.mail.ssePingSeconds,
+        jwt: { secret: config.mail.jwtSecret, jwksUrl: config.mail.jwksUrl },
+        allowPrivateNetwork: config.allowPrivateNetwork,
+      });
       apps.push(app);
       addresses['mail-api'] = await app.listen({ host: config.host, port: config.mail.port });
     }
