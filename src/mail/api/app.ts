@@ -8,6 +8,7 @@ import { createHub } from '../realtime/index.ts';
 import { developerRoutes } from './developer-routes.ts';
 import { messagesRoutes } from './messages-routes.ts';
 import { sseRoutes } from './sse-routes.ts';
+import { webRoutes } from '../web/index.ts';
 import { MAIL_SCHEMAS } from './schemas.ts';
 
 export interface MailAppDeps {
@@ -45,6 +46,7 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
       await app.register(messagesRoutes(deps));
       await app.register(developerRoutes(deps));
       await app.register(sseRoutes(deps, hub));
+      await app.register(webRoutes());
     },
   });
   // How many streams this process holds (tests; a metric later).

@@ -1,0 +1,5 @@
+// The web inbox's entry point.
+import { render } from 'preact';
+import { App } from './app.tsx';
+
+render(<App />, document.getElementById('app')!);
