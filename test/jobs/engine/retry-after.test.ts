@@ -34,8 +34,10 @@ afterAll(async () => {
 describe('429 with Retry-After', () => {
   it('holds every worker for the time the provider asked, then the task is retried and succeeds', { timeout: 60_000 }, async () => {
     const call = client(api.url, await tokenFor(db, 'held'));
-    // Enough work that both workers' four lanes would keep calling through the hold if it were not shared.
-    const domains = Array.from({ length: 80 }, (_, i) => (i === 6 ? 'ratelimit-once.example' : `r${i}.example`));
+    // Enough work that both workers' four lanes would keep calling through the hold if it were not shared, and
+    // that plenty is left after it even when the hold takes its full second to reach every lane (8 lanes at
+    // 100 ms get through ~80 domains in that second on a busy machine).
+    const domains = Array.from({ length: 240 }, (_, i) => (i === 6 ? 'ratelimit-once.example' : `r${i}.example`));
     const { job_id: id } = (await (await call('/v1/jobs', { body: { domains, job_types: ['seokicks'] } })).json()) as { job_id: string };
     await expect
       .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 50_000, interval: 200 })
@@ -43,7 +45,7 @@ describe('429 with Retry-After', () => {
 
     const { rows } = await db.pool.query(`SELECT state, attempts, count(*)::int AS n FROM tasks WHERE job_id = $1 GROUP BY 1, 2 ORDER BY 2`, [id]);
     expect(rows).toEqual([
-      { state: 'ok', attempts: 1, n: 79 },
+      { state: 'ok', attempts: 1, n: 239 },
       { state: 'ok', attempts: 2, n: 1 },
     ]);
 
