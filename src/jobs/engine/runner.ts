@@ -31,6 +31,9 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
   const name = taskQueue(source.name);
   const stopping = new AbortController();
   const lanes = new Map<string, { entry: Job<TaskRange>; done: Promise<void> }>();
+  // Slots whose release failed (the database was away). The heartbeat renews every slot this process holds,
+  // so they would stay ours for good: they are released again before the next dispatch.
+  const unreleased = new Set<number>();
   let wakeUp: (() => void) | undefined;
   // A wake that arrives while the dispatcher is busy is kept for its next wait.
   let woken = false;
@@ -49,7 +52,10 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
         await failEntry(queue, name, entry, err, log);
       } finally {
         lanes.delete(entry.id);
-        await releaseSlots(pool, source.name, [slot], options.holder).catch((err: unknown) => log.warn({ err }, 'could not release a slot'));
+        await releaseSlots(pool, source.name, [slot], options.holder).catch((err: unknown) => {
+          unreleased.add(slot);
+          log.warn({ err }, 'could not release a slot; will again');
+        });
         wake();
       }
     })();
@@ -57,6 +63,10 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
   };
 
   const dispatch = async (): Promise<number> => {
+    if (unreleased.size > 0) {
+      await releaseSlots(pool, source.name, [...unreleased], options.holder);
+      unreleased.clear();
+    }
     const free = options.concurrency - lanes.size;
     if (free <= 0) return 0;
     const slots = await acquireSlots(pool, source.name, options.concurrency, free, options.holder, options.leaseSeconds);

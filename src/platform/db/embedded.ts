@@ -28,6 +28,8 @@ export interface EmbeddedServer {
   owned: boolean;
   /** Stops the server if this process owns it; a no-op otherwise. */
   release(): Promise<void>;
+  /** Restarts the server on the same port (`immediate`: as after a crash, with recovery); fault tests use it. */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
 }
 
 export interface EmbeddedOptions {
@@ -102,6 +104,10 @@ function handle(paths: Paths, running: Running, password: string, owned: boolean
       await pgCtl(['stop', '-D', paths.pgdata, '-m', 'fast', '-w', '-t', '30']);
       await rm(paths.owner, { force: true });
       log.info({ postgresPid: running.pid }, 'embedded PostgreSQL stopped');
+    },
+    async restart(mode) {
+      // pg_ctl restart keeps the options the server was started with (postmaster.opts), the port among them.
+      await pgCtl(['restart', '-D', paths.pgdata, '-m', mode, '-w', '-t', '60', '-l', paths.logfile]);
     },
   };
 }

@@ -26,15 +26,22 @@ export function createPool(url: string, log: Logger, max = 10): Pool {
 /** Runs `fn` in one transaction; commits on success, rolls back on any error and rethrows it. */
 export async function withTransaction<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client whose connection drops between two queries (a database restart) emits 'error'; the
+  // pool listens only to idle clients, so without this the process would crash. The broken client is then
+  // destroyed rather than handed back.
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken ??= rollbackErr));
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken ?? false);
   }
 }
