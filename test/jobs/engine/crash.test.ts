@@ -1,6 +1,7 @@
 // Two worker processes; one is SIGKILLed mid-run. Every job still ends, with exactly one row per
 // (domain, source), and its callback arrives once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { report } from '../../faults/report.ts';
 import type { RunningCli } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { startSites, startWorker, type Sites } from '../../helpers/engine.ts';
@@ -57,9 +58,18 @@ describe('a worker killed mid-run', () => {
       [ids],
     );
     expect(rows).toHaveLength(3);
-    for (const row of rows) expect(row).toMatchObject({ n: 40, pairs: 40, unfinished: 0 });
     for (let j = 0; j < 3; j++) await receiver.waitFor(`/job/${j}`, 1, 20_000);
     await new Promise((r) => setTimeout(r, 1_000));
+    const callbacks = [0, 1, 2].map((j) => receiver.forPath(`/job/${j}`).length);
+    report({
+      scenario: 'worker-sigkill',
+      load: '3 jobs × 20 domains × (ping, seokicks) on two worker processes, with callbacks',
+      injected: 'SIGKILL of the worker holding the ping slots, mid-run',
+      lost: rows.reduce((n, r) => n + (40 - r.pairs) + r.unfinished, 0) + callbacks.filter((c) => c === 0).length,
+      duplicated: rows.reduce((n, r) => n + (r.n - r.pairs), 0) + callbacks.filter((c) => c > 1).length,
+      details: { callbacks },
+    });
+    for (const row of rows) expect(row).toMatchObject({ n: 40, pairs: 40, unfinished: 0 });
     for (let j = 0; j < 3; j++) expect(receiver.forPath(`/job/${j}`)).toHaveLength(1);
     // The dead worker held entries: the supervisor handed them to the other worker (a retried claim).
     const retried = await db.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'task.%' AND retry_count > 0`);

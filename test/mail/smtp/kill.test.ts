@@ -8,6 +8,7 @@ import { startCli, type RunningCli } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { DOMAIN, startMail, type Mail } from '../../helpers/mail.ts';
 import { dataFor, SmtpClient } from '../../helpers/smtp.ts';
+import { report } from '../../faults/report.ts';
 
 const TOTAL = 2_000;
 const CONNECTIONS = 10;
@@ -153,6 +154,14 @@ describe('SMTP receiver SIGKILLed under load', () => {
     const refusedButStored = log.filter((s) => s.code !== undefined && s.code !== 250 && stored.has(s.token));
     const partial = [...stored].filter(([token, perInbox]) => perInbox.size !== byToken.get(token)!.to.length).map(([token]) => token);
 
+    report({
+      scenario: 'smtp-sigkill',
+      load: `${TOTAL} messages over ${CONNECTIONS} connections to ${INBOXES} inboxes (some to several); ${outcomes.accepted} answered 250 before the kill`,
+      injected: `SIGKILL of the \`domainkit smtp\` process after its ${KILL_AFTER}th 250`,
+      lost: lost.length,
+      duplicated: duplicates.length,
+      details: { strays: strays.length, corrupt: corrupt.length, refusedButStored: refusedButStored.length, partial: partial.length },
+    });
     const context = `${summary}, ${rows.length} rows`;
     expect(lost.map((s) => `${s.token} → ${s.to.join(', ')}`), `answered 250 but not stored (${context})`).toEqual([]);
     expect(duplicates, `stored more than once in one inbox (${context})`).toEqual([]);
