@@ -15,7 +15,8 @@ export function webhookUrlProblem(value: string, allowPrivateNetwork: boolean): 
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
   if (allowPrivateNetwork) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // `localhost.` is `localhost`: the trailing dot of a fully qualified name changes nothing.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if ((isIP(host) !== 0 && !isPublicAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
     return 'points to a private or loopback address, which callbacks never reach';
   }
