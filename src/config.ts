@@ -29,6 +29,11 @@ export interface Config {
   host: string;
   logLevel: string;
   allowPrivateNetwork: boolean;
+  /** Bounds of both HTTP listeners (ours): see docs/decisions.md, "Hostile input and resource bounds". */
+  http: {
+    requestTimeoutSeconds: number;
+    maxConnections: number;
+  };
   jobs: {
     port: number;
     publicUrl: string;
@@ -48,6 +53,10 @@ export interface Config {
     /** SMTP_TLS_CERT and SMTP_TLS_KEY (PEM files): STARTTLS is offered when both are set. */
     smtpTls: { certFile: string; keyFile: string } | undefined;
     smtpProxyProtocol: boolean;
+    /** SMTP_IDLE_TIMEOUT_SECONDS, SMTP_MAX_SESSION_SECONDS, SMTP_MAX_CLIENTS (ours). */
+    smtpIdleTimeoutSeconds: number;
+    smtpMaxSessionSeconds: number;
+    smtpMaxClients: number;
     sweepSeconds: number;
     jwtSecret: string | undefined;
     jwksUrl: string | undefined;
@@ -130,6 +139,11 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('HOST', nonEmpty, '0.0.0.0'),
     logLevel: read('LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
     allowPrivateNetwork: read('ALLOW_PRIVATE_NETWORK', boolean, false),
+    http: {
+      requestTimeoutSeconds: read('HTTP_REQUEST_TIMEOUT_SECONDS', integer(1, 3600), 30),
+      // Above the 10,000 live-inbox streams one mail API process is measured with (bench:sse).
+      maxConnections: read('HTTP_MAX_CONNECTIONS', integer(1, 1_000_000), 20_000),
+    },
     jobs: {
       port: jobsPort,
       publicUrl: read('JOBS_PUBLIC_URL', baseUrl, `http://localhost:${jobsPort}`),
@@ -148,6 +162,9 @@ export function loadConfig(env: Env = process.env): Config {
       ssePingSeconds: read('MAIL_SSE_PING_SECONDS', integer(1, 3600), 15),
       smtpTls,
       smtpProxyProtocol: read('SMTP_PROXY_PROTOCOL', boolean, false),
+      smtpIdleTimeoutSeconds: read('SMTP_IDLE_TIMEOUT_SECONDS', integer(1, 3600), 60),
+      smtpMaxSessionSeconds: read('SMTP_MAX_SESSION_SECONDS', integer(1, 86_400), 600),
+      smtpMaxClients: read('SMTP_MAX_CLIENTS', integer(1, 1_000_000), 1000),
       sweepSeconds: read('MAIL_SWEEP_SECONDS', integer(1, 86_400), 60),
       jwtSecret,
       jwksUrl,

@@ -50,6 +50,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   try {
     await migrate(db.url, log);
     const deps = { pool: db.pool, log, version: VERSION };
+    const httpLimits = { requestTimeoutMs: config.http.requestTimeoutSeconds * 1000, maxConnections: config.http.maxConnections };
     if (roles.includes('mail-api') || roles.includes('smtp')) await ensureDomains(db.pool, config.mail.domains);
     if (roles.includes('jobs-api') || roles.includes('worker') || roles.includes('smtp')) {
       // An API or a receiver alone only enqueues (jobs, webhook deliveries); workers supervise the queues.
@@ -61,6 +62,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         queue: queue!,
         maxDomains: config.jobs.maxDomains,
         allowPrivateNetwork: config.allowPrivateNetwork,
+        httpLimits,
       });
       apps.push(app);
       addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
@@ -73,6 +75,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         ssePingSeconds: config.mail.ssePingSeconds,
         jwt: { secret: config.mail.jwtSecret, jwksUrl: config.mail.jwksUrl },
         allowPrivateNetwork: config.allowPrivateNetwork,
+        httpLimits,
       });
       apps.push(app);
       addresses['mail-api'] = await app.listen({ host: config.host, port: config.mail.port });
@@ -89,6 +92,9 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         maxMessageBytes: config.mail.maxMessageBytes,
         ...(tls ? { tls: { cert: await readFile(tls.certFile), key: await readFile(tls.keyFile) } } : {}),
         proxy: config.mail.smtpProxyProtocol,
+        idleTimeoutMs: config.mail.smtpIdleTimeoutSeconds * 1000,
+        maxSessionMs: config.mail.smtpMaxSessionSeconds * 1000,
+        maxClients: config.mail.smtpMaxClients,
       });
       addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
     }

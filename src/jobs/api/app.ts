@@ -1,6 +1,6 @@
 // The jobs API (/v1): tenants' API keys submit domains × sources and read typed results.
 import type { Pool } from '../../platform/db/index.ts';
-import { createApp, type App } from '../../platform/http/index.ts';
+import { createApp, type App, type HttpLimits } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { createTaskQueues } from '../queues.ts';
@@ -18,6 +18,8 @@ export interface JobsAppDeps {
   maxDomains: number;
   /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
   allowPrivateNetwork: boolean;
+  /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */
+  httpLimits?: HttpLimits | undefined;
 }
 
 export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
@@ -30,6 +32,7 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
     log: deps.log,
     pool: deps.pool,
     schemas: JOBS_SCHEMAS,
+    limits: deps.httpLimits,
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description: 'a dm_jobs_ API key' },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

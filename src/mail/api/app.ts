@@ -1,5 +1,5 @@
 // The mail API (/api/v1): disposable inboxes, their messages, and the Developer tier.
-import { createApp, type App } from '../../platform/http/index.ts';
+import { createApp, type App, type HttpLimits } from '../../platform/http/index.ts';
 import { createListener, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { JwtSettings } from '../jwt.ts';
@@ -25,6 +25,8 @@ export interface MailAppDeps {
   databaseUrl: string;
   /** MAIL_SSE_PING_SECONDS. */
   ssePingSeconds: number;
+  /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */
+  httpLimits?: HttpLimits | undefined;
 }
 
 export async function buildMailApp(deps: MailAppDeps): Promise<App> {
@@ -37,6 +39,7 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
     log: deps.log,
     pool: deps.pool,
     schemas: MAIL_SCHEMAS,
+    limits: deps.httpLimits,
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

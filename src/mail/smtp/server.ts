@@ -1,5 +1,6 @@
 // The SMTP receiver. Recipients are checked at RCPT time against the database (never an open relay); a
 // message is answered 250 only once it is committed, one row per recipient inbox.
+import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
@@ -19,11 +20,24 @@ export interface SmtpOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** Expect a PROXY protocol (v1) header from a load balancer in front. */
   proxy?: boolean;
+  /** SMTP_IDLE_TIMEOUT_SECONDS in ms: a connection that sends nothing for this long gets 421 and is closed. */
+  idleTimeoutMs?: number;
+  /** SMTP_MAX_SESSION_SECONDS in ms: a connection is closed this long after it opened, busy or not. */
+  maxSessionMs?: number;
+  /** SMTP_MAX_CLIENTS: connections held at once; the next one gets 421 and is closed. */
+  maxClients?: number;
   /** Where webhook deliveries are enqueued; without it (tests of other things) mail webhooks are not sent. */
   queue?: Queue;
 }
 
 const MAX_RECIPIENTS = 50;
+/** The defaults of the settings above (docs/decisions.md, "Hostile input and resource bounds"). */
+export const SMTP_LIMIT_DEFAULTS = { idleTimeoutMs: 60_000, maxSessionMs: 600_000, maxClients: 1000 };
+/**
+ * smtp-server refuses longer command lines with 421 (its own default is 16 KiB, room for AUTH blobs we never
+ * offer); RFC 5321 4.5.3.1.4 allows 512 octets, and an address of 254 with SIZE and BODY fits well under 2 KiB.
+ */
+const MAX_COMMAND_LENGTH = 2048;
 
 /** A reply with an SMTP code; smtp-server sends `responseCode message`. */
 function reply(code: number, message: string): Error {
@@ -49,6 +63,9 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     ...(options.tls ? { cert: options.tls.cert, key: options.tls.key } : {}),
     useProxy: options.proxy ?? false,
     logger: false,
+    socketTimeout: options.idleTimeoutMs ?? SMTP_LIMIT_DEFAULTS.idleTimeoutMs,
+    maxClients: options.maxClients ?? SMTP_LIMIT_DEFAULTS.maxClients,
+    maxCommandLength: MAX_COMMAND_LENGTH,
 
     onMailFrom(_address, session, callback) {
       accepted.set(session, new Map());
@@ -95,5 +112,19 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     },
   });
   server.on('error', (err) => log.warn({ err }, 'SMTP connection error'));
+  limitSessions(server, options.maxSessionMs ?? SMTP_LIMIT_DEFAULTS.maxSessionMs);
   return server;
+}
+
+/**
+ * The idle timeout restarts with every byte, so a client that sends one byte a minute would hold its connection
+ * for ever; this cap does not. It works on the TCP socket, below TLS and smtp-server, so it simply closes it: a
+ * sender treats a dropped connection as a temporary failure and retries, and nothing half-received is stored.
+ */
+function limitSessions(server: SMTPServer, maxSessionMs: number): void {
+  server.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), maxSessionMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }

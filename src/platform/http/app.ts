@@ -11,6 +11,7 @@ import { Type, type TSchema } from 'typebox';
 import type { Pool } from '../db/index.ts';
 import type { Logger } from '../log.ts';
 import { errorHandler, sendProblem } from './errors.ts';
+import { DEFAULT_HTTP_LIMITS, serverOptions, type HttpLimits } from './limits.ts';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, ValidationIssueSchema, problemBody } from './problem.ts';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
@@ -24,6 +25,8 @@ export interface AppOptions {
   pool: Pool;
   routes: RoutePlugin;
   bodyLimit?: number;
+  /** Request timeout and connection cap of the listener (defaults: DEFAULT_HTTP_LIMITS). */
+  limits?: HttpLimits | undefined;
   securitySchemes?: Record<string, unknown>;
   /** Schemas with an `$id` that routes refer to with `Type.Ref`; they become OpenAPI components. */
   schemas?: TSchema[];
@@ -33,7 +36,9 @@ export interface AppOptions {
 const SHARED_SCHEMAS = [ValidationIssueSchema, ProblemSchema];
 
 export async function createApp(options: AppOptions): Promise<App> {
+  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
   const app = fastify({
+    ...serverOptions(limits),
     loggerInstance: options.log,
     // One line per request, written by our onResponse hook, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -48,6 +53,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Bad percent-encoding and over-long path parameters are refused by the router itself: as problems too.
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  app.server.maxConnections = limits.maxConnections;
 
   // Bodies are JSON only: without a text/plain parser such a POST gets 415 instead of reaching a handler.
   app.removeContentTypeParser(['text/plain']);

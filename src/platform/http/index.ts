@@ -1,4 +1,5 @@
 export { createApp, type App, type AppOptions, type RoutePlugin } from './app.ts';
+export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.ts';
 export { invalid, sendProblem, validationProblem } from './errors.ts';
 export { Problem, problemBody, PROBLEM_CODES, PROBLEM_CONTENT_TYPE, type ProblemCode, type ValidationIssue } from './problem.ts';
 export { problemResponses } from './responses.ts';
