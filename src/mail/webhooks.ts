@@ -8,7 +8,7 @@ import type { Queue } from '../platform/queue.ts';
 import { enqueueDelivery, type WebhookService } from '../platform/webhooks/index.ts';
 import { webhookInboxes, webhookSecrets, type NewMessage } from './store.ts';
 
-export const MESSAGE_RECEIVED = 'message.received';
+const MESSAGE_RECEIVED = 'message.received';
 
 export function mailWebhookService(retryDelaysMs: number[]): WebhookService {
   return {

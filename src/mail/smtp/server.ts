@@ -32,7 +32,7 @@ export interface SmtpOptions {
 
 const MAX_RECIPIENTS = 50;
 /** The defaults of the settings above (docs/decisions.md, "Hostile input and resource bounds"). */
-export const SMTP_LIMIT_DEFAULTS = { idleTimeoutMs: 60_000, maxSessionMs: 600_000, maxClients: 1000 };
+const SMTP_LIMIT_DEFAULTS = { idleTimeoutMs: 60_000, maxSessionMs: 600_000, maxClients: 1000 };
 /**
  * smtp-server refuses longer command lines with 421 (its own default is 16 KiB, room for AUTH blobs we never
  * offer); RFC 5321 4.5.3.1.4 allows 512 octets, and an address of 254 with SIZE and BODY fits well under 2 KiB.
