@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts', 'test/web-build.ts'],
+    globalSetup: ['test/global-setup.ts', 'test/web-build.ts', 'test/browser-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,
