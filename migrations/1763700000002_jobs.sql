@@ -52,7 +52,7 @@ CREATE TABLE tasks (
   error_code text,
   error_message text,
   raw jsonb,
-  -- Typed columns; each source fills its own (decisions.md, "Result row").
+  -- Typed columns; each source fills its own (docs/providers.md).
   linkpop bigint,
   domainpop bigint,
   ip_pop bigint,

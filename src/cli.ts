@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { ConfigError, durations, loadConfig, loadDotEnv, type Config } from './config.ts';
 import { makeKey, parseScopes } from './jobs/index.ts';
 import { domainToAdd, putDomain, signAccountToken } from './mail/index.ts';
-import { migrate, openDatabase, type Database } from './platform/db/index.ts';
+import { migrate, openDatabase, UnsupportedServerError, type Database } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
 import { deliveryLog } from './platform/webhooks/index.ts';
@@ -38,6 +38,8 @@ async function serve(roles: readonly Role[]): Promise<void> {
   onShutdown(async () => (await starting.catch(() => undefined))?.stop(), log);
   await starting.catch((err: unknown) => {
     log.fatal({ err }, 'could not start');
+    // A server too old is the operator's to fix: say so in one plain line too, as for a bad setting.
+    if (err instanceof UnsupportedServerError) process.stderr.write(`domainkit: ${err.message}\n`);
     process.exit(1);
   });
 }

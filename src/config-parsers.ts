@@ -2,6 +2,7 @@
 // names a setting. Each parser returns the value or a problem; the reader turns a problem into a ConfigError.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseMetricsAllow, type MetricsAccess } from './platform/metrics/access.ts';
 import { normaliseDomain } from './platform/net/hostname.ts';
 
 /** A setting that failed validation; `message` is one line that names it. */
@@ -127,3 +128,6 @@ export const domainList: Parser<string[]> = (raw) => {
   if (names.length === 0) return { problem: 'expected at least one domain' };
   return { value: [...new Set(names)] };
 };
+
+/** METRICS_ALLOW: `private`, `all`, `none`, or comma-separated CIDRs (platform/metrics/access.ts). */
+export const metricsAllow: Parser<MetricsAccess> = parseMetricsAllow;

@@ -12,6 +12,7 @@ import {
   httpUrl,
   integer,
   jwtKey,
+  metricsAllow,
   nonEmpty,
   oneOf,
   port,
@@ -22,6 +23,7 @@ import {
   secret,
   type Env,
 } from './config-parsers.ts';
+import { PRIVATE_NETWORKS, type MetricsAccess } from './platform/metrics/index.ts';
 
 export { ConfigError, durations };
 
@@ -53,6 +55,11 @@ export interface Config {
   http: {
     requestTimeoutSeconds: number;
     maxConnections: number;
+  };
+  /** Prometheus metrics (ours): who may read `/metrics`, and the port of a listener for it alone (unset: none). */
+  metrics: {
+    allow: MetricsAccess;
+    port: number | undefined;
   };
   jobs: {
     port: number;
@@ -150,6 +157,10 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutSeconds: read('HTTP_REQUEST_TIMEOUT_SECONDS', integer(1, 3600), 30),
       // Above the 10,000 live-inbox streams one mail API process is measured with (bench:sse).
       maxConnections: read('HTTP_MAX_CONNECTIONS', integer(1, 1_000_000), 20_000),
+    },
+    metrics: {
+      allow: read('METRICS_ALLOW', metricsAllow, PRIVATE_NETWORKS),
+      port: read('METRICS_PORT', port, undefined),
     },
     jobs: {
       port: jobsPort,

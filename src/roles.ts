@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config.ts';
-import { buildJobsApp, createSources, jobsWebhookService, startEngine, type Engine } from './jobs/index.ts';
+import { buildJobsApp, createSources, jobsWebhookService, reportQueueDepth, startEngine, type Engine } from './jobs/index.ts';
 import { buildMailApp, createSmtpServer, ensureDomains, mailWebhookService, startSweeper, type Sweeper } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
-import type { App } from './platform/http/index.ts';
+import { buildMetricsApp, type App } from './platform/http/index.ts';
 import type { Logger } from './platform/log.ts';
 import { allowEverything, createOutbound, policyFor, type Outbound } from './platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
@@ -18,8 +18,8 @@ export type Role = (typeof ROLES)[number];
 
 export interface Running {
   db: Database;
-  /** The address each listening role is bound to, e.g. `{ 'jobs-api': 'http://127.0.0.1:8080' }`. */
-  addresses: Partial<Record<Role, string>>;
+  /** The address each listener is bound to, e.g. `{ 'jobs-api': 'http://127.0.0.1:8080' }` (`metrics`: METRICS_PORT's). */
+  addresses: Partial<Record<Role | 'metrics', string>>;
   /** Drains in-flight work, then closes the pool, then stops the embedded database (if ours). */
   stop(): Promise<void>;
 }
@@ -36,11 +36,13 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   let providerHttp: Outbound | undefined;
   let engine: Engine | undefined;
   let sweeper: Sweeper | undefined;
+  let stopQueueDepth: (() => void) | undefined;
   const addresses: Running['addresses'] = {};
 
   const stop = async () => {
     // Listeners first: stop taking work and let in-flight requests finish while the database is still up.
     await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
+    stopQueueDepth?.();
     await Promise.all([engine?.stop(), sweeper?.stop()]);
     if (queue) await stopQueue(queue);
     await Promise.all([outbound?.close(), providerHttp?.close()]);
@@ -49,13 +51,14 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
 
   try {
     await migrate(db.url, log);
-    const deps = { pool: db.pool, log, version: VERSION };
+    const deps = { pool: db.pool, log, version: VERSION, metricsAccess: config.metrics.allow };
     const httpLimits = { requestTimeoutMs: config.http.requestTimeoutSeconds * 1000, maxConnections: config.http.maxConnections };
     if (roles.includes('mail-api') || roles.includes('smtp')) await ensureDomains(db.pool, config.mail.domains);
     if (roles.includes('jobs-api') || roles.includes('worker') || roles.includes('smtp')) {
       // An API or a receiver alone only enqueues (jobs, webhook deliveries); workers supervise the queues.
       queue = await startQueue(db.url, log, { work: roles.includes('worker') });
     }
+    if (roles.includes('jobs-api') || roles.includes('worker')) stopQueueDepth = reportQueueDepth(db.pool, log);
     if (roles.includes('jobs-api')) {
       const app = await buildJobsApp({
         ...deps,
@@ -113,6 +116,12 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         publicUrl: config.jobs.publicUrl,
       });
       sweeper = startSweeper(db.pool, log, config.mail.sweepSeconds);
+    }
+    if (config.metrics.port !== undefined) {
+      // For roles without an HTTP listener of their own (smtp, worker); it serves every metric of the process.
+      const app = await buildMetricsApp({ pool: db.pool, log, version: VERSION, access: config.metrics.allow, limits: httpLimits });
+      apps.push(app);
+      addresses.metrics = await app.listen({ host: config.host, port: config.metrics.port });
     }
   } catch (err) {
     await stop().catch(() => undefined);

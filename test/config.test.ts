@@ -28,6 +28,7 @@ describe('loadConfig', () => {
     expect(c.jobs.sources.ping).toEqual({ concurrency: 50, rate: 0 });
     expect(c.jobs.sources.moz).toEqual({ concurrency: 1, rate: 0.1 });
     expect(c.jobs.sources.wayback).toEqual({ concurrency: 1, rate: 0.4 });
+    expect(c.metrics).toEqual({ allow: { mode: 'listed', private: true, ranges: [] }, port: undefined });
   });
 
   it('reads every kind of value', () => {
@@ -66,6 +67,7 @@ describe('loadConfig', () => {
     ['JOBS_MAX_DOMAINS', '0'],
     ['MAIL_DOMAINS', 'not a domain'],
     ['MAIL_ANON_TTL_SECONDS', '1.5'],
+    ['MAIL_ANON_TTL_SECONDS', '0'],
     ['JOBS_PUBLIC_URL', 'ftp://x'],
     ['JOBS_PUBLIC_URL', 'http://x/?q=1'],
     ['SEOKICKS_BASE_URL', 'not a url'],
@@ -74,6 +76,10 @@ describe('loadConfig', () => {
     ['JOBS_WAYBACK_CONCURRENCY', '0'],
     ['MAIL_JWT_SECRET', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['METRICS_ALLOW', 'everyone'],
+    ['METRICS_ALLOW', '10.0.0.0/33'],
+    ['METRICS_ALLOW', 'private,none'],
+    ['METRICS_PORT', '99999'],
   ])('%s=%j is refused with an error naming it', (name, value) => {
     const attempt = () => loadConfig({ [name]: value });
     expect(attempt).toThrow(ConfigError);
@@ -84,6 +90,20 @@ describe('loadConfig', () => {
       expect((err as Error).message).not.toContain('\n');
       expect((err as ConfigError).setting).toBe(name);
     }
+  });
+
+  it('MAIL_ANON_TTL_SECONDS takes any positive number of seconds, for short-lived test deployments', () => {
+    for (const ttl of [1, 2, 59, 60, 31_536_000]) expect(loadConfig({ MAIL_ANON_TTL_SECONDS: String(ttl) }).mail.anonTtlSeconds).toBe(ttl);
+  });
+
+  it('METRICS_ALLOW takes private, all, none or CIDRs; METRICS_PORT a port (unset: no metrics listener)', () => {
+    expect(loadConfig({ METRICS_ALLOW: 'all' }).metrics.allow).toEqual({ mode: 'all' });
+    expect(loadConfig({ METRICS_ALLOW: 'None' }).metrics.allow).toEqual({ mode: 'none' });
+    const listed = loadConfig({ METRICS_ALLOW: '10.0.0.0/8, private, fd00::/8' }).metrics.allow;
+    expect(listed).toMatchObject({ mode: 'listed', private: true });
+    expect(listed.mode === 'listed' && listed.ranges.map(([net, bits]) => `${net.toString()}/${bits}`)).toEqual(['10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics.port).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0' }).metrics.port).toBe(0);
   });
 
   it('never echoes the value of a secret setting', () => {

@@ -1,4 +1,5 @@
-// The job callback (decisions.md, "Callback"): the webhook the jobs service sends once per job, when it ends.
+// The job callback (docs/api/README.md, "Webhooks"): the webhook the jobs service sends once per job, when it
+// ends.
 import type { Config } from '../config.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import type { Queue } from '../platform/queue.ts';

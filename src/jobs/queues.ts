@@ -7,7 +7,7 @@ import { JOB_SOURCES, type JobSource } from '../config.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { inTransaction, type Queue } from '../platform/queue.ts';
 
-/** Domains one upstream call can carry (upstreams.md: Moz takes 10 targets a call). */
+/** Domains one upstream call carries: Moz takes up to 50; docs/api/README.md, "Limits", promises batches of 10. */
 export const BATCH_SIZE: Record<JobSource, number> = { seokicks: 1, moz: 10, ahrefs_backlinks: 1, ahrefs_traffic: 1, wayback: 1, ping: 1 };
 /** Entries per source a new job starts with (fewer when it has fewer batches). */
 export const INITIAL_ENTRIES = 8;

@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { JOB_SOURCES, type JobSource } from '../config.ts';
 import type { ResultRow } from './store.ts';
 
-/** decisions.md, "Result row": each source's typed columns, in the order CSV prints them. */
+/** Each source's typed columns (units: docs/providers.md), in the order CSV prints them. */
 export const TYPED_COLUMNS: Record<JobSource, readonly string[]> = {
   seokicks: ['linkpop', 'domainpop', 'ip_pop', 'classc_pop'],
   moz: ['domain_authority', 'page_authority', 'spam_score', 'linking_domains', 'inbound_links'],

@@ -2,7 +2,7 @@
 // Queries on the request path are named, so each connection prepares them once: planning the progress
 // aggregate on every read cost more than running it (bench:jobs-api, GET 1,900 → 6,300 requests/s).
 import type { JobSource } from '../config.ts';
-import type { Queryable } from '../platform/db/index.ts';
+import { withTransaction, type Pool, type Queryable } from '../platform/db/index.ts';
 import type { Scope } from './keys.ts';
 
 export type JobStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed';
@@ -449,4 +449,23 @@ export async function webhookSecrets(db: Queryable, jobIds: string[]): Promise<M
 
 export async function releaseAllSlots(db: Queryable, holder: string): Promise<void> {
   await db.query('UPDATE source_slots SET holder = NULL, lease_until = NULL WHERE holder = $1', [holder]);
+}
+
+// ---------------------------------------------------------------------------------------------- metrics
+
+/**
+ * Unfinished tasks of queued and running jobs, by source: each source's queue depth in tasks (a paused job's
+ * tasks wait for nobody). The server cancels the statement after `timeoutMs`, so a slow database costs a
+ * scrape that long at most.
+ */
+export async function queueDepths(pool: Pool, timeoutMs: number): Promise<Map<JobSource, number>> {
+  return withTransaction(pool, async (tx) => {
+    await tx.query(`SELECT set_config('statement_timeout', $1, true)`, [String(Math.max(1, Math.floor(timeoutMs)))]);
+    const { rows } = await tx.query<{ source: JobSource; depth: number }>(
+      `SELECT t.source, count(*)::int AS depth FROM tasks t JOIN jobs j ON j.id = t.job_id
+       WHERE t.state IN ('queued', 'running') AND j.status IN ('queued', 'running')
+       GROUP BY t.source`,
+    );
+    return new Map(rows.map((r) => [r.source, r.depth]));
+  });
 }

@@ -1,5 +1,5 @@
-// Local parts as generation accepts them (decisions.md, "Generate"): lower-cased dot-atoms of 1 to 64
-// characters, never a role name that mail systems reserve.
+// Local parts as generation accepts them (docs/decisions.md, "Mail service: domains, inboxes, messages"):
+// lower-cased dot-atoms of 1 to 64 characters, never a role name that mail systems reserve.
 import { randomInt } from 'node:crypto';
 
 // RFC 5322 atext: letters, digits and these.

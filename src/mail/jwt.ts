@@ -1,6 +1,6 @@
-// Account JWTs (decisions.md, "Accounts, tiers, JWT"): verified with MAIL_JWT_SECRET (HS256) or with the keys
-// published at MAIL_JWKS_URL; `sub` is the account, `tier` its tier, `exp` is required. `domainkit mail token`
-// signs one with the secret for local use.
+// Account JWTs (docs/decisions.md, "Mail service: accounts, API keys, programmatic inboxes"): verified with
+// MAIL_JWT_SECRET (HS256) or with the keys published at MAIL_JWKS_URL; `sub` is the account, `tier` its tier,
+// `exp` is required. `domainkit mail token` signs one with the secret for local use.
 import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 
 export interface JwtSettings {

@@ -1,5 +1,6 @@
-// API keys of the mail service: `tm_<key_prefix>_<48 hex>` (decisions.md). The prefix (8 of [a-z0-9]) is public
-// and finds the key; the 48 hex characters are 192 random bits. Only the SHA-256 of the whole key is stored.
+// API keys of the mail service: `tm_<key_prefix>_<48 hex>` (docs/api/README.md, "Credentials"). The prefix
+// (8 of [a-z0-9]) is public and finds the key; the 48 hex characters are 192 random bits. Only the SHA-256 of
+// the whole key is stored.
 import { randomBytes, randomInt } from 'node:crypto';
 import { hashToken } from '../platform/http/index.ts';
 

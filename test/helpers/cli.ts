@@ -42,10 +42,13 @@ export interface RunningCli {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts a long-running command (or another `script`) and resolves once it logs `ready` (with the addresses it bound). */
-export function startCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, script = CLI): Promise<RunningCli> {
+/**
+ * Starts a long-running command (or another `script`, in another `cwd`) and resolves once it logs `ready` (with
+ * the addresses it bound).
+ */
+export function startCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, script = CLI, cwd = ROOT): Promise<RunningCli> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, [script, ...args], { cwd, env: childEnv(env) });
     let output = '';
     let buffered = '';
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));

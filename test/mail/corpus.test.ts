@@ -1,13 +1,12 @@
-// The public MIME corpora of ../shared/corpus/mime/, copied into test/fixtures/corpus/mime/ so that a clone alone runs
-// this test (every *.eml file, real-world and deliberately malformed):
-// each is accepted over SMTP and readable through the API without a server error, raw bytes exactly as sent.
+// The public MIME corpora copied into test/fixtures/corpus/mime/ (every *.eml file, real-world and deliberately
+// malformed; their origins are in that folder's README.md): each is accepted over SMTP and readable
+// through the API without a server error, raw bytes exactly as sent.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { useMail } from '../helpers/mail.ts';
 import { dataFor, SmtpClient, toCrlf } from '../helpers/smtp.ts';
 
-// test/mail/ -> the repository -> its parent, where shared/ sits next to main/.
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/mime/', import.meta.url));
 
 const files = (readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }) as string[])

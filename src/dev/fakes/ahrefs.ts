@@ -1,4 +1,4 @@
-// Fake Ahrefs API v3 (upstreams.md): Bearer auth, `date` required on every request, batch-analysis for
+// Fake Ahrefs API v3 (docs/providers.md): Bearer auth, `date` required on every request, batch-analysis for
 // backlinks, site-explorer metrics / organic-keywords / top-pages for traffic, `{"error": …}` bodies.
 import { faultAnswer, faultOf, startFake, valueFor, type Fake, type FakeOptions, type Handled, type LoggedRequest } from './server.ts';
 

@@ -1,4 +1,4 @@
-// Fake Moz Links API v2 url_metrics (upstreams.md): up to 50 targets a call, results in request order,
+// Fake Moz Links API v2 url_metrics (docs/providers.md): up to 50 targets a call, results in request order,
 // `x-moz-token` or HTTP Basic auth, spam_score -1 for unknown. A batch with a faulty domain fails whole, as
 // one call would; `mismatch.*` returns the results in reverse order.
 import { faultAnswer, faultOf, startFake, valueFor, type Fake, type FakeOptions } from './server.ts';

@@ -1,4 +1,4 @@
-// Fake SEOkicks inlinkData API (upstreams.md): appid auth, counts as strings of digits, a JavaScript
+// Fake SEOkicks inlinkData API (docs/providers.md): appid auth, counts as strings of digits, a JavaScript
 // content type on a JSON body, and errors the real service is known to give.
 import { faultAnswer, faultOf, startFake, valueFor, type Fake, type FakeOptions } from './server.ts';
 

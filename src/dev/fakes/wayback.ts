@@ -1,5 +1,5 @@
-// Fake Internet Archive CDX server (upstreams.md): JSON arrays of string arrays with a header row, `[]` for no
-// match, and with showResumeKey=true an empty row then the resume key when more pages follow. A domain named
+// Fake Internet Archive CDX server (docs/providers.md): JSON arrays of string arrays with a header row, `[]` for
+// no match, and with showResumeKey=true an empty row then the resume key when more pages follow. A domain named
 // `captures-<n>.…` has exactly n captures; others a number derived from the name. Pages hold at most
 // `pageSize` rows whatever `limit` asks.
 import { faultAnswer, faultOf, startFake, valueFor, type Fake, type FakeOptions } from './server.ts';

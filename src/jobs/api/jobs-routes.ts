@@ -11,7 +11,7 @@ import { resultsCsv, toApiResult } from '../results.ts';
 import { activeKeyByHash, finishedTasks, jobState, keyAndJob, listJobs, pauseJob, type JobRow } from '../store.ts';
 import type { JobsAppDeps } from './app.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
-import { createJobBody, IdParams, ListQuery, SECURITY } from './schemas.ts';
+import { createJobBody, DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy } from './schemas.ts';
 
 const TAGS = ['jobs'];
 
@@ -27,7 +27,7 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Create a job: every domain × every source',
-          security: SECURITY,
+          security: securedBy('jobs:create'),
           body: createJobBody(deps.maxDomains),
           response: { 201: Type.Ref('CreatedJob'), ...problemResponses(400, 401, 403, 413, 415) },
         },
@@ -66,14 +66,14 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "List the tenant's jobs, newest first",
-          security: SECURITY,
+          security: securedBy('jobs:read'),
           querystring: ListQuery,
           response: { 200: Type.Ref('JobList'), ...problemResponses(400, 401, 403) },
         },
       },
       async (request) => {
         const { tenantId } = callerOf(request);
-        const { limit, cursor } = request.query;
+        const { limit = DEFAULT_PAGE_SIZE, cursor } = request.query;
         if (cursor !== undefined && !isUuid(cursor)) throw new Problem('invalid_cursor', 'cursor is not a next_cursor this API returned');
         const page = await listJobs(deps.pool, tenantId, limit, cursor?.toLowerCase());
         if (!page.ok) throw new Problem('invalid_cursor', 'cursor is not one of your jobs');
@@ -88,7 +88,7 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Read a job, with its domains and progress',
-          security: SECURITY,
+          security: securedBy('jobs:read'),
           params: IdParams,
           response: { 200: Type.Ref('JobDetail'), ...problemResponses(401, 403, 404) },
         },
@@ -112,7 +112,7 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Finished result rows of a job (JSON, or CSV with Accept: text/csv)',
-          security: SECURITY,
+          security: securedBy('jobs:read'),
           params: IdParams,
           response: {
             200: {
@@ -144,7 +144,7 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Soft-cancel: a queued or running job becomes paused',
-          security: SECURITY,
+          security: securedBy('jobs:create'),
           params: IdParams,
           response: { 200: Type.Ref('JobDetail'), ...problemResponses(401, 403, 404, 409) },
         },
@@ -166,7 +166,7 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
   };
 }
 
-/** The job object of decisions.md; `domains` only when the row carries them (single reads). */
+/** The job object (`Job` in docs/api/jobs-reference.md); `domains` only when the row carries them (single reads). */
 export function jobView(job: JobRow) {
   return {
     job_id: job.id,

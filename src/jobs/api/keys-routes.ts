@@ -7,7 +7,7 @@ import { newToken, type Scope } from '../keys.ts';
 import { insertKey, listKeys, revokeKey, type KeyRow } from '../store.ts';
 import type { JobsAppDeps } from './app.ts';
 import { callerOf, isAdmin, requireScope } from './auth.ts';
-import { CreateKeyBody, IdParams, SECURITY } from './schemas.ts';
+import { CreateKeyBody, IdParams, securedBy } from './schemas.ts';
 
 const TAGS = ['keys'];
 
@@ -22,7 +22,7 @@ export function keysRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "Create an API key in the caller's tenant; its token is shown only in this response",
-          security: SECURITY,
+          security: securedBy('keys:admin'),
           body: CreateKeyBody,
           response: { 201: Type.Ref('CreatedKey'), ...problemResponses(400, 401, 403, 413, 415) },
         },
@@ -50,7 +50,7 @@ export function keysRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "The tenant's keys with keys:admin; otherwise the caller's own key",
-          security: SECURITY,
+          security: securedBy('keys:read'),
           response: { 200: Type.Ref('KeyList'), ...problemResponses(401, 403) },
         },
       },
@@ -68,7 +68,7 @@ export function keysRoutes(deps: JobsAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Revoke a key (at once, on every process); revoking a revoked key is a no-op',
-          security: SECURITY,
+          security: securedBy('keys:admin'),
           params: IdParams,
           response: { 204: { description: 'revoked', type: 'null' }, ...problemResponses(401, 403, 404, 409) },
         },

@@ -1,11 +1,11 @@
 // The jobs API's request and response schemas: they validate requests and make the OpenAPI document.
 import { Type, type TSchema } from 'typebox';
 import { JOB_SOURCES } from '../../config.ts';
-import { SCOPES } from '../keys.ts';
+import { SCOPES, type Scope } from '../keys.ts';
 import { TYPED_COLUMNS } from '../results.ts';
 
-/** Both ways to send a key, for each route's OpenAPI `security`. */
-export const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+/** Both ways to send a key, for each route's OpenAPI `security`, with the scope the route needs. */
+export const securedBy = (scope: Scope): Record<string, string[]>[] => [{ bearer: [scope] }, { apiKey: [scope] }];
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
@@ -65,9 +65,13 @@ export const JobListSchema = Type.Object(
   { $id: 'JobList' },
 );
 
+/** Jobs on a page when the query names no `limit`. */
+export const DEFAULT_PAGE_SIZE = 20;
+
+// `limit` is optional so that the document does not call it required; the validator fills in the default.
 export const ListQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE })),
     cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
   },
   { additionalProperties: false },

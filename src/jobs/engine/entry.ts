@@ -6,6 +6,7 @@ import { withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { inTransaction, type Queue } from '../../platform/queue.ts';
 import { endJobIfDone } from '../callback.ts';
+import { countTasks } from '../metrics.ts';
 import { enqueueRanges, splitRange, taskQueue, type RangeEntry, type TaskRange } from '../queues.ts';
 import type { Outcome, Source } from '../sources/source.ts';
 import { jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store.ts';
@@ -39,6 +40,7 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
   const batches = inBatches(await unfinishedTasks(ctx.pool, range.jobId, ctx.source.name, range.from, range.to), ctx.source.batchSize);
   const results: TaskResult[] = [];
   const requeue: RangeEntry[] = [];
+  let retriedTasks = 0;
   for (let i = 0; i < batches.length; i++) {
     const batch = batches[i]!;
     if (i > 0) {
@@ -78,6 +80,7 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
       }
     });
     if (retried.length > 0) {
+      retriedTasks += retried.length;
       const wait = Math.max(jitter(ctx.retryDelaysMs[range.attempt - 1]!), Math.min(retryAfterMs, 60_000));
       if (retryAfterMs > 0) await ctx.gate.holdFor(Math.min(retryAfterMs, 60_000));
       requeue.push({
@@ -88,6 +91,8 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
     }
   }
   await settle(ctx, entry, { results, requeue });
+  for (const result of results) countTasks(ctx.source.name, result.state === 'ok' ? 'ok' : (result.error_code ?? 'internal_error'));
+  countTasks(ctx.source.name, 'retried', retriedTasks);
 }
 
 interface Settlement {

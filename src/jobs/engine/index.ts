@@ -8,6 +8,7 @@ import { createListener, withTransaction, type Pool } from '../../platform/db/in
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { endJobIfDone } from '../callback.ts';
+import { countTasks } from '../metrics.ts';
 import { createTaskQueues, deadLetterQueue, taskQueue, TASKS_CHANNEL, type TaskRange } from '../queues.ts';
 import type { Source } from '../sources/source.ts';
 import { failRange, renewSlots, releaseAllSlots } from '../store.ts';
@@ -92,10 +93,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 /** Entries that failed every retry: their unfinished tasks get error rows, so the job still ends. */
 async function deadLetters(options: EngineOptions, source: JobSource, entries: Job<TaskRange>[]): Promise<void> {
   for (const { data } of entries) {
-    await withTransaction(options.pool, async (tx) => {
-      await failRange(tx, data.jobId, source, data.from, data.to, 'internal_error', 'the task could not be run: its worker failed or was lost repeatedly');
+    const failed = await withTransaction(options.pool, async (tx) => {
+      const failed = await failRange(tx, data.jobId, source, data.from, data.to, 'internal_error', 'the task could not be run: its worker failed or was lost repeatedly');
       await endJobIfDone(tx, options.queue, data.jobId, options.publicUrl);
+      return failed;
     });
+    countTasks(source, 'internal_error', failed);
     options.log.warn({ job: data.jobId, source, from: data.from, to: data.to }, 'dead-lettered tasks stored as errors');
   }
 }

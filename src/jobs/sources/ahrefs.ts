@@ -1,6 +1,6 @@
-// ahrefs_backlinks and ahrefs_traffic: Ahrefs API v3 with `Authorization: Bearer` and the `date` every
-// request needs (upstreams.md). Traffic makes three calls: metrics (typed columns), then top keywords and top
-// pages, which go into `raw`.
+// ahrefs_backlinks and ahrefs_traffic: Ahrefs API v3 with `Authorization: Bearer` and the `date` every request
+// needs (docs/providers.md, "Ahrefs"). Traffic makes three calls: metrics (typed columns), then top keywords and
+// top pages, which go into `raw`.
 import { Type, type TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';

@@ -8,6 +8,7 @@ import { mozSource } from './moz.ts';
 import { seokicksSource } from './seokicks.ts';
 import { waybackSource } from './wayback.ts';
 import type { Source } from './source.ts';
+import { measured } from './upstream.ts';
 
 export { failAll, type ErrorCode, type FetchContext, type Outcome, type Source } from './source.ts';
 export { pingSource, type PingOptions } from './ping.ts';
@@ -26,11 +27,13 @@ export interface SourceDeps {
 
 export function createSources(deps: SourceDeps): Map<JobSource, Source> {
   const sources = new Map<JobSource, Source>();
-  sources.set('ping', pingSource({ outbound: deps.outbound, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
-  sources.set('seokicks', seokicksSource(deps.providers.seokicks, deps.providerHttp));
-  sources.set('moz', mozSource(deps.providers.moz, deps.providerHttp));
-  sources.set('ahrefs_backlinks', ahrefsBacklinksSource(deps.providers.ahrefs, deps.providerHttp));
-  sources.set('ahrefs_traffic', ahrefsTrafficSource(deps.providers.ahrefs, deps.providerHttp));
-  sources.set('wayback', waybackSource(deps.providers.wayback, deps.providerHttp));
+  const ahrefs = measured(deps.providerHttp, 'ahrefs');
+  const ping = measured(deps.outbound, 'ping');
+  sources.set('ping', pingSource({ outbound: ping, lookup: deps.lookup, urls: deps.pingUrls, userAgent: deps.userAgent }));
+  sources.set('seokicks', seokicksSource(deps.providers.seokicks, measured(deps.providerHttp, 'seokicks')));
+  sources.set('moz', mozSource(deps.providers.moz, measured(deps.providerHttp, 'moz')));
+  sources.set('ahrefs_backlinks', ahrefsBacklinksSource(deps.providers.ahrefs, ahrefs));
+  sources.set('ahrefs_traffic', ahrefsTrafficSource(deps.providers.ahrefs, ahrefs));
+  sources.set('wayback', waybackSource(deps.providers.wayback, measured(deps.providerHttp, 'wayback')));
   return sources;
 }

@@ -1,5 +1,5 @@
-// moz: POST {base}/v2/url_metrics with up to 10 targets a call (upstreams.md). Results come back in request
-// order; each is also checked by name, so a reordered answer is caught rather than misfiled.
+// moz: POST {base}/v2/url_metrics with up to 10 targets a call (docs/providers.md, "Moz"). Results come back
+// in request order; each is also checked by name, so a reordered answer is caught rather than misfiled.
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';

@@ -1,4 +1,4 @@
-// ping: our own reachability check (upstreams.md). https first, then http; names through the system
+// ping: our own reachability check (docs/providers.md, "ping"). https first, then http; names through the system
 // resolver; every connection through the platform's outbound client, so private targets stay refused.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';

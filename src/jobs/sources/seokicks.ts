@@ -1,4 +1,4 @@
-// seokicks: GET {base}/SEOkicksService/V1/inlinkData with the key as `appid` (upstreams.md). The four counts
+// seokicks: GET {base}/SEOkicksService/V1/inlinkData with the key as `appid` (docs/providers.md). The four counts
 // arrive as strings of digits; the body is JSON whatever its Content-Type says.
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';

@@ -2,7 +2,7 @@
 // either typed columns with the upstream payload, or a classified error.
 import type { JobSource } from '../../config.ts';
 
-/** decisions.md / upstreams.md error classes of result rows. */
+/** Error classes of result rows: docs/api/README.md, "Errors"; which answer gets which, docs/providers.md. */
 export type ErrorCode =
   | 'source_not_configured'
   | 'upstream_auth'

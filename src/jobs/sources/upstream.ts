@@ -1,8 +1,10 @@
 // What the provider adapters share: one HTTP call to a provider, and the mapping of its HTTP outcome onto
-// the error classes of result rows. Decide on the status first, the body second (upstreams.md).
+// the error classes of result rows. Decide on the status first, the body second (docs/providers.md,
+// "Error classes").
 import { OutboundError, type Outbound, type OutboundResponse } from '../../platform/net/index.ts';
 import { Compile } from 'typebox/compile';
 import type { TSchema, Static } from 'typebox';
+import { observeUpstream, type UpstreamProvider } from '../metrics.ts';
 import type { ErrorCode, Outcome } from './source.ts';
 
 export type Failure = Extract<Outcome, { ok: false }>;
@@ -30,6 +32,27 @@ export async function call(
     if (!(err instanceof OutboundError)) throw err;
     return fail('upstream_unavailable', err.message, { error: err.kind }, {});
   }
+}
+
+/** `http` with every request's status and time recorded under `provider`, whichever adapter makes it. */
+export function measured(http: Outbound, provider: UpstreamProvider): Outbound {
+  return {
+    async request(url, options) {
+      const started = performance.now();
+      let status = 'error';
+      try {
+        const res = await http.request(url, options);
+        status = String(res.status);
+        return res;
+      } catch (err) {
+        if (err instanceof OutboundError) status = err.kind;
+        throw err;
+      } finally {
+        observeUpstream(provider, status, (performance.now() - started) / 1000);
+      }
+    },
+    close: () => http.close(),
+  };
 }
 
 export function isFailure(value: UpstreamResponse | Failure): value is Failure {

@@ -1,4 +1,4 @@
-// wayback: captures of a domain's root URL from the Internet Archive's CDX server (upstreams.md), counted
+// wayback: captures of a domain's root URL from the Internet Archive's CDX server (docs/providers.md), counted
 // over every resume-key page. The archive blocks clients that ignore its limits, so the engine's shared gate
 // (one in flight, 0.4 requests/s) paces each page, and a refused connection holds every worker for a minute.
 import { Type } from 'typebox';

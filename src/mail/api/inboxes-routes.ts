@@ -6,7 +6,7 @@ import { lookupName } from '../addresses.ts';
 import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessagesJson, markAllRead, type InboxRow } from '../store.ts';
 import type { MailAppDeps } from './app.ts';
 import { namedDomain, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
-import { AddressParams, GenerateBody, ListQuery } from './schemas.ts';
+import { AddressParams, DEFAULT_LIST_SIZE, GenerateBody, ListQuery } from './schemas.ts';
 
 const TAGS = ['inboxes'];
 
@@ -99,7 +99,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       },
       async (request, reply) => {
         const address = lookupName(request.params.address);
-        const json = await listMessagesJson(deps.pool, address, request.query.limit);
+        const json = await listMessagesJson(deps.pool, address, request.query.limit ?? DEFAULT_LIST_SIZE);
         if (json === undefined) throw notFound(address);
         // Already the response body (the MessageList schema documents it).
         return reply.type('application/json; charset=utf-8').send(json);

@@ -102,8 +102,11 @@ export const MessageLinksSchema = Type.Object(
 
 export const AddressParams = Type.Object({ address: Type.String({ maxLength: 400 }) });
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+/** Messages listed when the query names no `limit`. */
+export const DEFAULT_LIST_SIZE = 50;
+// `limit` is optional so that the document does not call it required; the validator fills in the default.
 export const ListQuery = Type.Object(
-  { limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) },
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_LIST_SIZE })) },
   { additionalProperties: false },
 );
 

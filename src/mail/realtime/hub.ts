@@ -6,6 +6,7 @@
 import type { Pool } from '../../platform/db/index.ts';
 import type { Listener } from '../../platform/db/listen.ts';
 import type { Logger } from '../../platform/log.ts';
+import { sseSubscribers } from '../metrics.ts';
 import { MESSAGE_CHANNEL, messageEvents, messageEventsAfter, type LiveInbox, type MessageEvent } from '../store.ts';
 import { Subscriber, type ReadEvents, type Stream } from './subscriber.ts';
 
@@ -85,8 +86,8 @@ export function createHub(options: HubOptions): Hub {
 
   const remove = (subscriber: Subscriber) => {
     const set = byInbox.get(subscriber.inbox.id);
-    if (!set) return;
-    set.delete(subscriber);
+    if (!set?.delete(subscriber)) return;
+    sseSubscribers.dec();
     if (set.size === 0) byInbox.delete(subscriber.inbox.id);
   };
 
@@ -104,6 +105,7 @@ export function createHub(options: HubOptions): Hub {
       // Listening before the replay is read: a message stored meanwhile comes one way or the other, and the
       // subscriber sends each id once, in order.
       set.add(subscriber);
+      sseSubscribers.inc();
       subscriber.connected();
       if (lastEventId !== undefined) subscriber.behind({ id: lastEventId, inclusive: false });
     },

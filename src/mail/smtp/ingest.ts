@@ -7,6 +7,7 @@ import { withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { extract } from '../extract/index.ts';
+import { messagesStored } from '../metrics.ts';
 import { insertMessages, type NewMessage } from '../store.ts';
 import { enqueueMessageWebhooks } from '../webhooks.ts';
 import { parseMessage } from './parse.ts';
@@ -76,6 +77,7 @@ export function createIngest(pool: Pool, log: Logger, queue: Queue | undefined):
             return inserted;
           })
         : await insertMessages(pool, messages);
+    messagesStored.inc(rows.length);
     const stored = new Set(rows.map((r) => r.id));
     for (const p of batch) p.resolve(p.messages.map((m) => m.id).filter((id) => stored.has(id)));
   }

@@ -6,6 +6,7 @@ import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { lookupName } from '../addresses.ts';
+import { smtpDataDuration, smtpReplyCounter, smtpSessions } from '../metrics.ts';
 import { createIngest, type Envelope } from './ingest.ts';
 import { createRecipientLookup } from './recipients.ts';
 
@@ -62,7 +63,8 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     ...(options.tls ? { cert: options.tls.cert, key: options.tls.key } : {}),
     useProxy: options.proxy ?? false,
-    logger: false,
+    // Not a log: smtp-server tells each reply it sends to its logger, and this one counts them.
+    logger: smtpReplyCounter,
     socketTimeout: options.idleTimeoutMs ?? SMTP_LIMIT_DEFAULTS.idleTimeoutMs,
     maxClients: options.maxClients ?? SMTP_LIMIT_DEFAULTS.maxClients,
     maxCommandLength: MAX_COMMAND_LENGTH,
@@ -91,6 +93,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     },
 
     onData(stream: SMTPServerDataStream, session, callback) {
+      const timer = smtpDataDuration.startTimer();
       const chunks: Buffer[] = [];
       let bytes = 0;
       stream.on('data', (chunk: Buffer) => {
@@ -105,13 +108,17 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
         const recipients = [...(accepted.get(session)?.values() ?? [])];
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         ingest.store({ from, recipients }, Buffer.concat(chunks)).then(
-          (ids) => callback(null, `2.0.0 Ok: stored ${ids.length} ${ids.length === 1 ? 'copy' : 'copies'}`),
+          (ids) => {
+            timer();
+            callback(null, `2.0.0 Ok: stored ${ids.length} ${ids.length === 1 ? 'copy' : 'copies'}`);
+          },
           () => callback(reply(451, '4.3.0 Could not store the message now, try again later')),
         );
       });
     },
   });
   server.on('error', (err) => log.warn({ err }, 'SMTP connection error'));
+  server.server.on('connection', () => smtpSessions.inc());
   limitSessions(server, options.maxSessionMs ?? SMTP_LIMIT_DEFAULTS.maxSessionMs);
   return server;
 }

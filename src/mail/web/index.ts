@@ -1,3 +1,2 @@
 export { webRoutes, type WebOptions } from './routes.ts';
 export { assetsBuilt, WEB_ASSETS_DIR } from './assets.ts';
-export { PAGE_CSP, SECURITY_HEADERS } from './headers.ts';

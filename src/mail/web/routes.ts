@@ -1,9 +1,8 @@
 // The web inbox at `/`: the Vite build served as static files, with strict security headers. Only files that
 // exist at start are routed (no wildcard), so every other path still gets the API's 404 problem.
 import fastifyStatic from '@fastify/static';
-import { Problem, type RoutePlugin } from '../../platform/http/index.ts';
+import { Problem, SECURITY_HEADERS, type RoutePlugin } from '../../platform/http/index.ts';
 import { assetsBuilt, WEB_ASSETS_DIR } from './assets.ts';
-import { SECURITY_HEADERS } from './headers.ts';
 
 export interface WebOptions {
   /** The built assets; `dist/web/` by default. */

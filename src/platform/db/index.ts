@@ -3,11 +3,13 @@ import type { Config } from '../../config.ts';
 import type { Logger } from '../log.ts';
 import { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
 import { createPool, type Pool } from './pool.ts';
+import { checkServerVersion } from './version.ts';
 
 export { createPool, withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
 export { migrate, MIGRATIONS_DIR } from './migrate.ts';
 export { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
 export { createListener, type Listener } from './listen.ts';
+export { checkServerVersion, MIN_POSTGRES_MAJOR, UnsupportedServerError } from './version.ts';
 
 export interface Database {
   url: string;
@@ -22,6 +24,13 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   const embedded = config.databaseUrl ? undefined : await acquireEmbedded({ dataDir: config.dataDir, log });
   const url = config.databaseUrl ?? embedded!.url();
   const pool = createPool(url, log);
+  try {
+    await checkServerVersion(pool);
+  } catch (err) {
+    await pool.end();
+    await embedded?.release();
+    throw err;
+  }
   let closing: Promise<void> | undefined;
   return {
     url,

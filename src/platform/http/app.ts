@@ -10,8 +10,12 @@ import addFormats from 'ajv-formats';
 import { Type, type TSchema } from 'typebox';
 import type { Pool } from '../db/index.ts';
 import type { Logger } from '../log.ts';
+import { PRIVATE_NETWORKS, type MetricsAccess } from '../metrics/index.ts';
+import { docsRoutes } from './docs.ts';
 import { errorHandler, sendProblem } from './errors.ts';
+import { refuseOversizedBody } from './body-limit.ts';
 import { DEFAULT_HTTP_LIMITS, serverOptions, type HttpLimits } from './limits.ts';
+import { countRequest, serveMetrics } from './metrics.ts';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, ValidationIssueSchema, problemBody } from './problem.ts';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
@@ -30,6 +34,10 @@ export interface AppOptions {
   securitySchemes?: Record<string, unknown>;
   /** Schemas with an `$id` that routes refer to with `Type.Ref`; they become OpenAPI components. */
   schemas?: TSchema[];
+  /** The `service` label of this listener's request metrics (`jobs`, `mail`, `metrics`). */
+  service?: string;
+  /** METRICS_ALLOW: who may read `/metrics` (default: loopback and private networks). */
+  metricsAccess?: MetricsAccess | undefined;
 }
 
 /** Schemas shared by every route ($id → components/schemas in the OpenAPI document). */
@@ -77,14 +85,18 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  app.addHook('preParsing', refuseOversizedBody);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
+    countRequest(options.service ?? 'http', request, reply);
   });
 
   registerOperations(app, options.pool);
+  app.get('/metrics', { schema: { hide: true } }, serveMetrics(options.metricsAccess ?? PRIVATE_NETWORKS));
+  await app.register(docsRoutes(options.title));
   await app.register(options.routes);
   return app;
 }

@@ -8,6 +8,7 @@ export const PROBLEM_CODES = {
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
   bad_request: { status: 400, title: 'Bad request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
   missing_scope: { status: 403, title: 'Missing scope' },
   tier_required: { status: 403, title: 'Tier required' },
   not_found: { status: 404, title: 'Not found' },

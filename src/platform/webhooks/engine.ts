@@ -7,6 +7,7 @@ import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
 import type { Logger } from '../log.ts';
 import { OutboundError, type Outbound } from '../net/index.ts';
 import { inTransaction, type Queue } from '../queue.ts';
+import { countAttempt } from './metrics.ts';
 import { deliveriesByIds, dropDelivery, insertDelivery, recordAttempt, type AttemptOutcome, type DeliveryRow } from './store.ts';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -70,7 +71,7 @@ export interface DeliveryWorkerOptions {
   userAgent: string;
   /** Parallel fetch loops in this process; each takes a batch of jobs at a time. */
   concurrency?: number;
-  /** Limit of one attempt (decisions.md: 10 s); tests shrink it. */
+  /** Limit of one attempt (10 s, as docs/api/README.md, "Webhooks", promises); tests shrink it. */
   attemptTimeoutMs?: number;
 }
 
@@ -163,11 +164,14 @@ async function attempt(row: DeliveryRow, service: WebhookService | undefined, se
   if (outcome === 'retry' && delay === undefined) outcome = 'failed';
   const durationMs = Math.round(performance.now() - started);
   const nextAttemptAt = outcome === 'retry' ? new Date(Date.now() + delay!) : null;
-  await withTransaction(options.pool, async (tx) => {
+  const recorded = await withTransaction(options.pool, async (tx) => {
     const recorded = await recordAttempt(tx, { deliveryId: row.id, attempt: number, startedAt, durationMs, statusCode, error, outcome, nextAttemptAt });
     if (recorded && nextAttemptAt) {
       const next: AttemptJob = { deliveryId: row.id, attempt: number + 1 };
       await options.queue.send(DELIVERY_QUEUE, next, { db: inTransaction(tx), startAfter: nextAttemptAt });
     }
+    return recorded;
   });
+  // Counted once committed: an attempt another worker recorded first is that worker's to count.
+  if (recorded) countAttempt(row.service, number, outcome);
 }

@@ -1,4 +1,4 @@
-// Every endpoint × every scope set → the documented 2xx, 401 or 403 (decisions.md, "Authentication").
+// Every endpoint × every scope set → the documented 2xx, 401 or 403 (docs/api/README.md, "Credentials").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKey } from '../../../src/jobs/index.ts';
 import { SCOPES, type Scope } from '../../../src/jobs/keys.ts';
@@ -75,6 +75,22 @@ describe('scope matrix', () => {
       }
     }
     expect(seen).toHaveLength(15);
+  });
+
+  it('the OpenAPI document names the same scope for every endpoint, and has no endpoint the matrix lacks', async () => {
+    const doc = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security?.length)
+        .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, security: op.security })),
+    );
+    expect(documented.map((d) => d.name).sort()).toEqual(ENDPOINTS.map((e) => e.name).sort());
+    for (const { name, security } of documented) {
+      const { scope } = ENDPOINTS.find((e) => e.name === name)!;
+      expect(security, name).toEqual([{ bearer: [scope] }, { apiKey: [scope] }]);
+    }
   });
 });
 

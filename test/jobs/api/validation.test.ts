@@ -1,5 +1,5 @@
-// Every request rule of decisions.md ("Create job", "Listing", "Key token") → 400 problem+json with its code,
-// naming what is wrong; and what normalisation keeps.
+// Every request rule of the jobs API (docs/api/jobs-reference.md; docs/decisions.md, "Jobs API") → 400
+// problem+json with its code, naming what is wrong; and what normalisation keeps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { problemOf } from '../../helpers/http.ts';

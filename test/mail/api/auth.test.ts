@@ -1,4 +1,4 @@
-// Accounts, tiers and API keys of the mail API (decisions.md "Accounts, tiers, JWT"): JWTs verified with a
+// Accounts, tiers and API keys of the mail API (docs/api/README.md, "Credentials"): JWTs verified with a
 // secret or a JWKS URL, keys stored as hashes and checked in PostgreSQL on every request, never logged.
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';

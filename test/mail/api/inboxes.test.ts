@@ -1,4 +1,4 @@
-// Domains and anonymous generation over HTTP, per decisions.md "Domains" and "Generate".
+// Domains and anonymous generation over HTTP, per docs/decisions.md, "Mail service: domains, inboxes, messages".
 import { beforeAll, describe, expect, it } from 'vitest';
 import { putDomain } from '../../../src/mail/index.ts';
 import { problemOf } from '../../helpers/http.ts';

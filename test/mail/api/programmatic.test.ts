@@ -1,5 +1,6 @@
-// POST /api/v1/inboxes (decisions.md "Programmatic inbox"): tier 3 or higher, the domain's tier, private
-// domains, ttl_seconds bounds and null for persistent, a label, a webhook secret shown once; mail arrives.
+// POST /api/v1/inboxes (docs/api/README.md, "Credentials"; docs/api/mail-reference.md): tier 3 or higher, the
+// domain's tier, private domains, ttl_seconds bounds and null for persistent, a label, a webhook secret shown
+// once; mail arrives.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { putDomain } from '../../../src/mail/index.ts';

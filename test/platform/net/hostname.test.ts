@@ -1,4 +1,4 @@
-// Host name normalisation as decisions.md states it ("Create job").
+// Host name normalisation as docs/decisions.md states it ("Jobs API", domain errors).
 import { describe, expect, it } from 'vitest';
 import { normaliseDomain } from '../../../src/platform/net/index.ts';
 

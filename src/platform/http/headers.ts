@@ -1,6 +1,8 @@
-// The security headers of the web inbox's page and assets. The page runs only its own bundled script; an
-// email's HTML is shown in a sandboxed srcdoc frame, which inherits this policy and adds its own stricter one
-// (see client/frame.ts), so nothing an email contains can run or reach the network.
+// The security headers of the pages the APIs serve: the web inbox at `/` (mail) and the API reference at
+// `/docs` (both). Each page runs only its own script files, never inline code, and reaches nothing but its own
+// origin. The web inbox shows an email's HTML in a sandboxed srcdoc frame, which inherits this policy and adds
+// its own stricter one (see src/mail/web/client/frame.ts), so nothing an email contains can run or reach the
+// network.
 export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",

@@ -1,0 +1,88 @@
+// The production install path, as an operator takes it: `npm pack` builds the package (the prepack script), the
+// tarball is installed into an empty folder with `--omit=dev`, and its `domainkit start` runs both services.
+// The package is built from a copy of the sources, so the build never rewrites the dist/ that other test files
+// of this run serve the web inbox from.
+import { execFile } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCli } from './helpers/cli.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** What the build reads: everything else of the repository stays out of the copy. */
+const BUILD_INPUTS = ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'migrations', 'docs'];
+
+let work: string;
+let tarball: string;
+let app: string;
+
+/** The npm that runs this test run (`npm test` names itself in npm_execpath), else the one on PATH. */
+function npm(args: string[], cwd: string) {
+  const options = { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } };
+  const cli = process.env.npm_execpath;
+  return cli ? run(process.execPath, [cli, ...args], options) : run('npm', args, options);
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'domainkit-package-'));
+  await chmod(work, 0o755); // as root, the embedded PostgreSQL runs as the postgres user and must reach its binaries
+  const source = join(work, 'source');
+  await mkdir(source);
+  for (const input of BUILD_INPUTS) await cp(join(ROOT, input), join(source, input), { recursive: true });
+  await symlink(join(ROOT, 'node_modules'), join(source, 'node_modules'));
+  await npm(['pack', '--pack-destination', work], source);
+  tarball = join(work, (await readdir(work)).find((name) => name.endsWith('.tgz'))!);
+  app = join(work, 'app');
+  await mkdir(app);
+  await npm(['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
+}, 300_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('holds the built program, the web page and the migrations, and no sources, tests or source maps', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+    for (const wanted of ['bin/domainkit.js', 'dist/cli.js', 'dist/web/index.html', 'migrations/1763700000000_baseline.sql', 'package.json', 'README.md']) {
+      expect(files, wanted).toContain(wanted);
+    }
+    expect(files.filter((f) => /^(src|test|bench)\/|\.map$|tsbuildinfo/.test(f))).toEqual([]);
+  });
+
+  it('installed with --omit=dev into an empty folder, `domainkit start` serves both APIs, their /docs pages, the web inbox and SMTP, and stops on Ctrl-C', async () => {
+    const bin = join(app, 'node_modules/domainkit/bin/domainkit.js');
+    const data = join(work, 'data');
+    const running = await startCli(['start'], { DATA_DIR: data, HOST: '127.0.0.1', JOBS_PORT: '0', MAIL_PORT: '0', SMTP_PORT: '0' }, 120_000, bin, app);
+    let code: number | null;
+    try {
+      const { 'jobs-api': jobs, 'mail-api': mail, smtp } = running.addresses;
+      for (const base of [jobs, mail]) {
+        const res = await fetch(`${base}/readyz`);
+        expect(res.status, base).toBe(200);
+        expect(await res.json()).toEqual({ status: 'ready' });
+      }
+      for (const base of [jobs, mail]) {
+        // The interactive reference, with the renderer's files from the installed dependency.
+        for (const path of ['/docs', '/docs/swagger-ui-bundle.js', '/docs/reference.js']) {
+          const res = await fetch(`${base}${path}`);
+          expect(res.status, `${base}${path}`).toBe(200);
+          await res.arrayBuffer(); // read it all: a response left unread holds the server's graceful stop
+        }
+      }
+      const page = await fetch(`${mail}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      await page.arrayBuffer();
+      expect(smtp).toMatch(/^smtp:\/\//);
+    } finally {
+      code = await running.stop('SIGINT');
+    }
+    expect(code, running.output()).toBe(0);
+  });
+});
