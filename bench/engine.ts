@@ -45,7 +45,10 @@ async function run(label: string, domains: number, jobs: number, env: Record<str
       ids.push((await createJob(pool, queue, { tenantId, domains: names(j), jobTypes: ['ping'], webhookUrl: null })).job.id);
     }
     for (;;) {
-      const { rows } = await pool.query(`SELECT count(*)::int AS open FROM jobs WHERE id = ANY ($1) AND status NOT IN ('completed', 'failed')`, [ids]);
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS open FROM jobs WHERE id = ANY ($1) AND status NOT IN ('completed', 'failed')`,
+        [ids],
+      );
       if (rows[0].open === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -85,7 +88,9 @@ try {
   // Baseline: the same two requests per task (https refused, then http), each to a name of its own (so, as
   // in ping, no connection is reused), 50 in flight, no engine.
   const lookup = ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-    process.nextTick(() => (options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)))) as unknown as LookupFunction;
+    process.nextTick(() =>
+      options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4),
+    )) as unknown as LookupFunction;
   const outbound = createOutbound({ policy: allowEverything, lookup });
   const baselineN = 5000;
   let next = 0;

@@ -11,11 +11,21 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 3000);
 const TARGET_P99_MS = 2;
 
 const filler = (i: number) =>
-  Array.from({ length: 40 }, (_, k) => `Paragraph ${k} of message ${i}: order 45${k}89 shipped on 12.05.2025 at 14:${10 + (k % 50)}, total €${k}.99, call +49 30 12345${k}.`).join('\n');
+  Array.from(
+    { length: 40 },
+    (_, k) =>
+      `Paragraph ${k} of message ${i}: order 45${k}89 shipped on 12.05.2025 at 14:${10 + (k % 50)}, total €${k}.99, call +49 30 12345${k}.`,
+  ).join('\n');
 
 function html(i: number, code: string | null): string {
-  const rows = Array.from({ length: 30 }, (_, k) => `<tr><td style="padding:4px">Item ${k}</td><td>${k * 3} × €${k}.50</td><td><a href="https://shop.example/p/${i}/${k}?utm_source=mail&amp;utm_medium=email">view</a></td></tr>`).join('');
-  const codeBlock = code ? `<p>Your verification code:</p><table><tr>${[...code].map((d) => `<td style="font-size:28px">${d}</td>`).join('')}</tr></table>` : '<p>Thanks for shopping with us.</p>';
+  const rows = Array.from(
+    { length: 30 },
+    (_, k) =>
+      `<tr><td style="padding:4px">Item ${k}</td><td>${k * 3} × €${k}.50</td><td><a href="https://shop.example/p/${i}/${k}?utm_source=mail&amp;utm_medium=email">view</a></td></tr>`,
+  ).join('');
+  const codeBlock = code
+    ? `<p>Your verification code:</p><table><tr>${[...code].map((d) => `<td style="font-size:28px">${d}</td>`).join('')}</tr></table>`
+    : '<p>Thanks for shopping with us.</p>';
   return `<html><body><h1>Hello</h1>${codeBlock}<table>${rows}</table><p>© 2025 Example GmbH, Musterstraße 1, 10115 Berlin</p></body></html>`;
 }
 

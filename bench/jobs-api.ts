@@ -55,7 +55,9 @@ try {
 
   // The read target: a 10 × 6 job with half its tasks finished (progress is counted on every read).
   const readJob = (await post({ domains: Array.from({ length: 10 }, (_, d) => `read-${d}.example`), job_types: SOURCES })).id;
-  await pool.query(`UPDATE tasks SET state = CASE WHEN position % 3 = 0 THEN 'error' ELSE 'ok' END WHERE job_id = $1 AND position < 5`, [readJob]);
+  await pool.query(`UPDATE tasks SET state = CASE WHEN position % 3 = 0 THEN 'error' ELSE 'ok' END WHERE job_id = $1 AND position < 5`, [
+    readJob,
+  ]);
 
   const load = (path: string, withKey: boolean) =>
     autocannon({ url: `${base}${path}`, connections: 50, duration: SECONDS, headers: withKey ? { authorization: `Bearer ${token}` } : {} });
@@ -67,7 +69,8 @@ try {
   await checked(`/v1/jobs/${readJob}`, true); // warm-up
   // The machine is shared: three rounds of baseline and read, interleaved; the median round is reported.
   const rounds: { health: autocannon.Result; read: autocannon.Result }[] = [];
-  for (let i = 0; i < ROUNDS; i++) rounds.push({ health: await checked('/healthz', false), read: await checked(`/v1/jobs/${readJob}`, true) });
+  for (let i = 0; i < ROUNDS; i++)
+    rounds.push({ health: await checked('/healthz', false), read: await checked(`/v1/jobs/${readJob}`, true) });
   rounds.sort((a, b) => a.read.requests.average - b.read.requests.average);
   const { health, read } = rounds[Math.floor(rounds.length / 2)]!;
   const readLarge = await checked(`/v1/jobs/${largeJob}`, true);

@@ -92,7 +92,9 @@ try {
       if (who === 'ours') oursRounds.push(await ours(MESSAGES));
       else maildevRounds.push(await theirs(MESSAGES));
       const last = who === 'ours' ? oursRounds.at(-1)! : maildevRounds.at(-1)!;
-      console.error(`round ${i + 1} ${who.padEnd(7)}: ${last.messagesPerSecond} messages/s, ${last.cpuMsPerMessage} CPU ms/message${last.postgresCpuMsPerMessage === undefined ? '' : ` (PostgreSQL ${last.postgresCpuMsPerMessage})`}, DATA→250 p50 ${last.p50} ms, p99 ${last.p99} ms`);
+      console.error(
+        `round ${i + 1} ${who.padEnd(7)}: ${last.messagesPerSecond} messages/s, ${last.cpuMsPerMessage} CPU ms/message${last.postgresCpuMsPerMessage === undefined ? '' : ` (PostgreSQL ${last.postgresCpuMsPerMessage})`}, DATA→250 p50 ${last.p50} ms, p99 ${last.p99} ms`,
+      );
     }
   }
   const peakRssMb = peakRss(smtp.pid!);
@@ -103,11 +105,19 @@ try {
 
   // GET /api/v1/inboxes/{address}/messages on an inbox of 20 messages (the list returns them all: limit 50).
   const listed = await generateInbox(mailBase, DOMAIN);
-  const filled = await runSmtpLoad({ host: HOST, port: smtpPort, connections: 1, messages: 20, recipients: () => listed, messageBytes: MESSAGE_BYTES });
+  const filled = await runSmtpLoad({
+    host: HOST,
+    port: smtpPort,
+    connections: 1,
+    messages: 20,
+    recipients: () => listed,
+    messageBytes: MESSAGE_BYTES,
+  });
   if (filled.accepted !== 20) throw new Error(`filling the list inbox: ${filled.errors} errors: ${filled.errorSamples.join('; ')}`);
   const listPath = `/api/v1/inboxes/${encodeURIComponent(listed)}/messages`;
   const first = (await (await fetch(`${mailBase}${listPath}`)).json()) as unknown[];
-  if (!Array.isArray(first) || first.length !== 20) throw new Error(`GET ${listPath}: expected 20 messages, got ${JSON.stringify(first).slice(0, 200)}`);
+  if (!Array.isArray(first) || first.length !== 20)
+    throw new Error(`GET ${listPath}: expected 20 messages, got ${JSON.stringify(first).slice(0, 200)}`);
 
   const checked = async (path: string) => {
     const r = await autocannon({ url: `${mailBase}${path}`, connections: 50, duration: SECONDS });
@@ -119,7 +129,9 @@ try {
   for (let i = 0; i < ROUNDS; i++) {
     listRounds.push({ health: await checked('/healthz'), list: await checked(listPath) });
     const r = listRounds.at(-1)!;
-    console.error(`round ${i + 1} list: ${Math.round(r.list.requests.average)} req/s (healthz ${Math.round(r.health.requests.average)} req/s)`);
+    console.error(
+      `round ${i + 1} list: ${Math.round(r.list.requests.average)} req/s (healthz ${Math.round(r.health.requests.average)} req/s)`,
+    );
   }
   const listEach = listRounds.map((r) => Math.round(r.list.requests.average));
   listRounds.sort((a, b) => a.list.requests.average - b.list.requests.average);
@@ -146,7 +158,8 @@ try {
     messages_per_s: best.messagesPerSecond,
     data_to_250_ms: { p50: best.p50, p99: best.p99 },
     peak_rss_mb: peakRssMb,
-    storage: 'PostgreSQL (embedded, durable: fsync and synchronous_commit on), 250 only after commit; every accepted message counted in the messages table by Message-ID',
+    storage:
+      'PostgreSQL (embedded, durable: fsync and synchronous_commit on), 250 only after commit; every accepted message counted in the messages table by Message-ID',
     each_round: oursRounds,
     maildev: {
       version: '3.0.0',
@@ -182,7 +195,14 @@ try {
     const before = port === smtpPort ? await countMessages() : 0;
     const receiver = port === smtpPort ? smtp.pid! : maildev.pid!;
     const cpuBefore = [cpuSeconds([receiver]), port === smtpPort ? cpuSeconds([postmaster]) : 0];
-    const r: SmtpLoadResult = await runSmtpLoad({ host: HOST, port, connections: CONNECTIONS, messages, recipients: to, messageBytes: MESSAGE_BYTES });
+    const r: SmtpLoadResult = await runSmtpLoad({
+      host: HOST,
+      port,
+      connections: CONNECTIONS,
+      messages,
+      recipients: to,
+      messageBytes: MESSAGE_BYTES,
+    });
     const perMessage = (seconds: number) => round((seconds * 1000) / r.accepted, 3);
     const receiverCpu = perMessage(cpuSeconds([receiver]) - cpuBefore[0]!);
     const postgresCpu = port === smtpPort ? perMessage(cpuSeconds([postmaster]) - cpuBefore[1]!) : 0;
@@ -193,7 +213,10 @@ try {
     if (port === smtpPort) {
       // Stored, not only acknowledged: the new rows, and each accepted Message-ID among them.
       const added = (await countMessages()) - before;
-      const { rows } = await pool!.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE headers->>'message-id' = ANY($1::text[])`, [r.acceptedIds]);
+      const { rows } = await pool!.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM messages WHERE headers->>'message-id' = ANY($1::text[])`,
+        [r.acceptedIds],
+      );
       if (added !== r.accepted || rows[0]!.n !== r.accepted) {
         throw new Error(`${who}: ${r.accepted} accepted but ${added} rows added, ${rows[0]!.n} of the accepted Message-IDs found`);
       }
@@ -221,8 +244,6 @@ function countMessages(): Promise<number> {
   return pool!.query<{ n: number }>('SELECT count(*)::int AS n FROM messages').then((r) => r.rows[0]!.n);
 }
 
-
-
 function median(rounds: Round[]): Round {
   return [...rounds].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)[Math.floor(rounds.length / 2)]!;
 }
@@ -231,5 +252,3 @@ function round(n: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
-
-

@@ -70,7 +70,11 @@ try {
   const jobs = `http://${HOST}:${jobsPort}`;
   await Promise.all([waitForHttp(`${mail}/readyz`), waitForHttp(`${jobs}/readyz`), waitForSmtp(HOST, smtpPort)]);
 
-  const made = await run(process.execPath, [cli, 'jobs', 'keys', 'create', '--tenant', 'soak', '--name', 'k', '--scopes', 'jobs:create,jobs:read', '--json'], { env });
+  const made = await run(
+    process.execPath,
+    [cli, 'jobs', 'keys', 'create', '--tenant', 'soak', '--name', 'k', '--scopes', 'jobs:create,jobs:read', '--json'],
+    { env },
+  );
   const token = (JSON.parse(made.stdout) as { token: string }).token;
 
   const inboxes: string[] = [];
@@ -85,7 +89,14 @@ try {
     // Mail: bursts of 50 messages over 4 connections.
     (async () => {
       while (running) {
-        const r = await runSmtpLoad({ host: HOST, port: smtpPort, connections: 4, messages: 50, recipients: () => inboxes[turn++ % inboxes.length]!, messageBytes: 4096 });
+        const r = await runSmtpLoad({
+          host: HOST,
+          port: smtpPort,
+          connections: 4,
+          messages: 50,
+          recipients: () => inboxes[turn++ % inboxes.length]!,
+          messageBytes: 4096,
+        });
         counts.smtp += r.accepted;
         counts.errors += r.errors;
       }
@@ -122,7 +133,11 @@ try {
         const res = await fetch(`${jobs}/v1/jobs`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ domains: [`s${counts.jobs}.example`, `t${counts.jobs}.example`], job_types: ['seokicks'], webhook_url: hookUrl }),
+          body: JSON.stringify({
+            domains: [`s${counts.jobs}.example`, `t${counts.jobs}.example`],
+            job_types: ['seokicks'],
+            webhook_url: hookUrl,
+          }),
         });
         if (res.status === 201) counts.jobs++;
         else counts.errors++;
@@ -158,14 +173,24 @@ try {
       return [r, Math.round(((median(late.map((x) => x.rssMb[r]!)) - before) / before) * 1000) / 1000];
     }),
   );
-  const fdGrowth = Object.fromEntries(roles.map((r) => [r, Math.max(...late.map((x) => x.fds[r]!)) - Math.max(...early.map((x) => x.fds[r]!))]));
+  const fdGrowth = Object.fromEntries(
+    roles.map((r) => [r, Math.max(...late.map((x) => x.fds[r]!)) - Math.max(...early.map((x) => x.fds[r]!))]),
+  );
   const met = {
     rss_growth_under_10_percent: Object.values(growth).every((g) => g < TARGET_RSS_GROWTH),
     // A few descriptors come and go with connections in flight; steady growth is what a leak looks like.
     open_handles_not_growing: Object.values(fdGrowth).every((d) => d <= 5),
     no_errors: counts.errors === 0,
   };
-  await writeResult('soak', { seconds: SECONDS, counts, warm_up_sample_at_s: warm.at, rss_growth: growth, fd_growth: fdGrowth, samples, met });
+  await writeResult('soak', {
+    seconds: SECONDS,
+    counts,
+    warm_up_sample_at_s: warm.at,
+    rss_growth: growth,
+    fd_growth: fdGrowth,
+    samples,
+    met,
+  });
   for (const [name, ok] of Object.entries(met)) if (!ok) console.error(`TARGET MISSED: ${name}`);
   failed = !Object.values(met).every(Boolean);
 } catch (err) {

@@ -131,7 +131,11 @@ try {
   const round = (n: number) => Math.round(n * 10) / 10;
   const p50 = round(percentile(latencies, 50));
   const p99 = round(percentile(latencies, 99));
-  const met = { p99_latency: p99 < TARGET_P99_MS, rss: rssMb < TARGET_RSS_MB, no_event_lost: lost === 0 && duplicated === 0 && wrongInbox === 0 };
+  const met = {
+    p99_latency: p99 < TARGET_P99_MS,
+    rss: rssMb < TARGET_RSS_MB,
+    no_event_lost: lost === 0 && duplicated === 0 && wrongInbox === 0,
+  };
   await writeResult('sse', {
     load: {
       subscribers: SUBSCRIBERS,

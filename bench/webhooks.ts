@@ -23,7 +23,12 @@ const receiver = createServer((req, res) => {
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-const body = JSON.stringify({ job_id: '0190b5c4-0000-7000-8000-000000000000', status: 'completed', completed_at: new Date().toISOString(), results_url: 'http://localhost:8080/v1/jobs/x/results' });
+const body = JSON.stringify({
+  job_id: '0190b5c4-0000-7000-8000-000000000000',
+  status: 'completed',
+  completed_at: new Date().toISOString(),
+  results_url: 'http://localhost:8080/v1/jobs/x/results',
+});
 
 // Baseline: raw signed-size POSTs from the same client, 16 in flight.
 const outbound = createOutbound({ policy: allowEverything });
@@ -32,7 +37,8 @@ let next = 0;
 const baselineStart = performance.now();
 await Promise.all(
   Array.from({ length: 16 }, async () => {
-    while (next++ < baselineN) await outbound.request(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, timeoutMs: 10_000 });
+    while (next++ < baselineN)
+      await outbound.request(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, timeoutMs: 10_000 });
   }),
 );
 const baselinePerSecond = baselineN / ((performance.now() - baselineStart) / 1000);
@@ -46,7 +52,15 @@ const startWorkers = () =>
     pool,
     queue,
     outbound,
-    services: [{ name: 'jobs', headerPrefix: 'X-Metrics', retryDelaysMs: [5000], sendEventHeader: false, resolveSecrets: async (refs) => new Map(refs.map((r) => [r, 'f'.repeat(64)])) }],
+    services: [
+      {
+        name: 'jobs',
+        headerPrefix: 'X-Metrics',
+        retryDelaysMs: [5000],
+        sendEventHeader: false,
+        resolveSecrets: async (refs) => new Map(refs.map((r) => [r, 'f'.repeat(64)])),
+      },
+    ],
     log,
     userAgent: 'domainkit-bench',
   });
@@ -58,7 +72,9 @@ async function enqueueMany(n: number, perTransaction: number): Promise<string[]>
     const batch = await withTransaction(pool, async (tx) => {
       const out: string[] = [];
       for (let j = i; j < Math.min(n, i + perTransaction); j++) {
-        out.push(await enqueueDelivery(tx, queue, { service: 'jobs', event: 'job.finished', subject: `bench-${j}`, url, body, secretRef: 'r' }));
+        out.push(
+          await enqueueDelivery(tx, queue, { service: 'jobs', event: 'job.finished', subject: `bench-${j}`, url, body, secretRef: 'r' }),
+        );
       }
       return out;
     });
@@ -69,7 +85,9 @@ async function enqueueMany(n: number, perTransaction: number): Promise<string[]>
 
 async function waitDelivered(ids: string[]): Promise<void> {
   for (;;) {
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1::uuid[]) AND state = 'delivered'`, [ids]);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1::uuid[]) AND state = 'delivered'`, [
+      ids,
+    ]);
     if (rows[0].n === ids.length) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -115,7 +133,12 @@ await writeResult('webhooks', {
   drain_deliveries_per_second: Math.round(drainPerSecond),
   baseline_raw_posts_per_second: Math.round(baselinePerSecond),
   ratio_to_baseline: Number((deliveriesPerSecond / baselinePerSecond).toFixed(3)),
-  latency_ms: { p50: Number(percentile(latencies, 50).toFixed(1)), p99: Number(percentile(latencies, 99).toFixed(1)), max: Number(Math.max(...latencies).toFixed(1)), samples: latencies.length },
+  latency_ms: {
+    p50: Number(percentile(latencies, 50).toFixed(1)),
+    p99: Number(percentile(latencies, 99).toFixed(1)),
+    max: Number(Math.max(...latencies).toFixed(1)),
+    samples: latencies.length,
+  },
   targets: { deliveries_per_second: '>= 500 (drain rate, and end to end with 4 enqueue lanes)', latency_p99_ms: '< 250' },
   met: { deliveries_per_second: drainPerSecond >= 500 && deliveriesPerSecond >= 500, latency_p99_ms: percentile(latencies, 99) < 250 },
 });

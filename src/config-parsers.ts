@@ -67,9 +67,7 @@ export const boolean: Parser<boolean> = (raw) => {
 
 export function oneOf<T extends string>(allowed: readonly T[]): Parser<T> {
   return (raw) =>
-    (allowed as readonly string[]).includes(raw)
-      ? { value: raw as T }
-      : { problem: `expected one of ${allowed.join(', ')}` };
+    (allowed as readonly string[]).includes(raw) ? { value: raw as T } : { problem: `expected one of ${allowed.join(', ')}` };
 }
 
 export const rate: Parser<number> = (raw) => {

@@ -125,7 +125,10 @@ export function loadConfig(env: Env = process.env): Config {
   const certFile = read('SMTP_TLS_CERT', readableFile, undefined);
   const keyFile = read('SMTP_TLS_KEY', readableFile, undefined);
   if ((certFile === undefined) !== (keyFile === undefined)) {
-    throw new ConfigError(certFile === undefined ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY', 'SMTP_TLS_CERT and SMTP_TLS_KEY are set together or not at all');
+    throw new ConfigError(
+      certFile === undefined ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY',
+      'SMTP_TLS_CERT and SMTP_TLS_KEY are set together or not at all',
+    );
   }
   const smtpTls = certFile && keyFile ? { certFile, keyFile } : undefined;
   const jwtSecret = read('MAIL_JWT_SECRET', jwtKey, undefined);
@@ -201,4 +204,3 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 }
-

@@ -68,8 +68,11 @@ describe('bin/domainkit.js on an old Node.js', () => {
   it.skipIf(!old || !npmCli)('`npm install` under a real old Node.js stops with EBADENGINE', async () => {
     const root = fileURLToPath(new URL('..', import.meta.url));
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-      execFile(old!.path, [npmCli!, 'install', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: root }, (err, _out, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+      execFile(
+        old!.path,
+        [npmCli!, 'install', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'],
+        { cwd: root },
+        (err, _out, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
       ),
     );
     expect(result.code).not.toBe(0);

@@ -34,7 +34,11 @@ async function sendTo(smtpAddress: string, to: string): Promise<void> {
 }
 
 async function inboxVia(mailApi: string): Promise<string> {
-  const res = await fetch(`${mailApi}/api/v1/inboxes/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(`${mailApi}/api/v1/inboxes/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { address: string }).address;
 }
@@ -68,27 +72,38 @@ describe('domainkit start: /metrics after a job and a message', () => {
     const jobsApi = running.addresses['jobs-api']!;
     const call = client(jobsApi, await tokenFor(db, 'metrics'));
     const before = await scrape(jobsApi);
-    const created = await call('/v1/jobs', { body: { domains: ['example.com', 'example.org', 'quota.example.net'], job_types: ['moz'], webhook_url: `${receiver.url}/done` } });
+    const created = await call('/v1/jobs', {
+      body: { domains: ['example.com', 'example.org', 'quota.example.net'], job_types: ['moz'], webhook_url: `${receiver.url}/done` },
+    });
     expect(created.status).toBe(201);
     const id = ((await created.json()) as { job_id: string }).job_id;
     // No task succeeded: the job fails, and its callback goes out.
-    await expect.poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 20_000 }).toBe('failed');
+    await expect
+      .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 20_000 })
+      .toBe('failed');
     await receiver.waitFor('/done', 1);
 
-    const growth = async (name: string, labels: Record<string, string>) => (await scrape(jobsApi)).sum(name, labels) - before.sum(name, labels);
+    const growth = async (name: string, labels: Record<string, string>) =>
+      (await scrape(jobsApi)).sum(name, labels) - before.sum(name, labels);
     // Moz takes 10 targets a call; the fake fails a whole batch with a quota domain in it (403).
     expect(await growth('domainkit_tasks_total', { source: 'moz', outcome: 'upstream_quota' })).toBe(3);
     expect(await growth('domainkit_upstream_request_duration_seconds_count', { provider: 'moz', status: '403' })).toBe(1);
-    await expect.poll(() => growth('domainkit_webhook_delivery_attempts_total', { service: 'jobs', attempt: '1', outcome: 'delivered' })).toBe(1);
+    await expect
+      .poll(() => growth('domainkit_webhook_delivery_attempts_total', { service: 'jobs', attempt: '1', outcome: 'delivered' }))
+      .toBe(1);
     expect(await growth('domainkit_http_requests_total', { service: 'jobs', method: 'POST', route: '/v1/jobs', status: '201' })).toBe(1);
-    expect(await growth('domainkit_http_requests_total', { service: 'jobs', method: 'GET', route: '/v1/jobs/:id', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      await growth('domainkit_http_requests_total', { service: 'jobs', method: 'GET', route: '/v1/jobs/:id', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
     const after = await scrape(jobsApi);
     expect(after.sum('domainkit_queue_depth', { source: 'moz' })).toBe(0);
     expect(after.has('domainkit_queue_depth', { source: 'ping' })).toBe(true);
 
     const ok = await call('/v1/jobs', { body: { domains: ['example.com', 'example.org'], job_types: ['moz'] } });
     const okId = ((await ok.json()) as { job_id: string }).job_id;
-    await expect.poll(async () => ((await (await call(`/v1/jobs/${okId}`)).json()) as { status: string }).status, { timeout: 20_000 }).toBe('completed');
+    await expect
+      .poll(async () => ((await (await call(`/v1/jobs/${okId}`)).json()) as { status: string }).status, { timeout: 20_000 })
+      .toBe('completed');
     expect(await growth('domainkit_tasks_total', { source: 'moz', outcome: 'ok' })).toBe(2);
     expect(await growth('domainkit_upstream_request_duration_seconds_count', { provider: 'moz', status: '200' })).toBe(1);
   });
@@ -139,7 +154,9 @@ describe('METRICS_PORT: the roles without a listener', () => {
     await sendTo(smtp.addresses.smtp!, await mail.inbox());
     const after = await scrape(metrics);
     expect(after.sum('domainkit_smtp_sessions_total') - before.sum('domainkit_smtp_sessions_total')).toBe(1);
-    expect(after.sum('domainkit_smtp_replies_total', { code: '250' }) - before.sum('domainkit_smtp_replies_total', { code: '250' })).toBeGreaterThanOrEqual(4);
+    expect(
+      after.sum('domainkit_smtp_replies_total', { code: '250' }) - before.sum('domainkit_smtp_replies_total', { code: '250' }),
+    ).toBeGreaterThanOrEqual(4);
     expect(after.sum('domainkit_messages_stored_total') - before.sum('domainkit_messages_stored_total')).toBe(1);
     expect((await fetch(`${metrics}/healthz`)).status).toBe(200);
     expect((await fetch(`${metrics}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(403);

@@ -14,7 +14,18 @@ import { startCli } from './helpers/cli.ts';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What the build reads: everything else of the repository stays out of the copy. */
-const BUILD_INPUTS = ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'migrations', 'docs'];
+const BUILD_INPUTS = [
+  'package.json',
+  'package-lock.json',
+  '.npmrc',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'README.md',
+  'bin',
+  'src',
+  'migrations',
+  'docs',
+];
 
 let work: string;
 let tarball: string;
@@ -48,8 +59,18 @@ afterAll(async () => {
 describe('the packed package', () => {
   it('holds the built program, the web page and the migrations, and no sources, tests or source maps', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
-    const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const wanted of ['bin/domainkit.js', 'dist/cli.js', 'dist/web/index.html', 'migrations/1763700000000_baseline.sql', 'package.json', 'README.md']) {
+    const files = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''));
+    for (const wanted of [
+      'bin/domainkit.js',
+      'dist/cli.js',
+      'dist/web/index.html',
+      'migrations/1763700000000_baseline.sql',
+      'package.json',
+      'README.md',
+    ]) {
       expect(files, wanted).toContain(wanted);
     }
     expect(files.filter((f) => /^(src|test|bench)\/|\.map$|tsbuildinfo/.test(f))).toEqual([]);
@@ -58,7 +79,13 @@ describe('the packed package', () => {
   it('installed with --omit=dev into an empty folder, `domainkit start` serves both APIs, their /docs pages, the web inbox and SMTP, and stops on Ctrl-C', async () => {
     const bin = join(app, 'node_modules/domainkit/bin/domainkit.js');
     const data = join(work, 'data');
-    const running = await startCli(['start'], { DATA_DIR: data, HOST: '127.0.0.1', JOBS_PORT: '0', MAIL_PORT: '0', SMTP_PORT: '0' }, 120_000, bin, app);
+    const running = await startCli(
+      ['start'],
+      { DATA_DIR: data, HOST: '127.0.0.1', JOBS_PORT: '0', MAIL_PORT: '0', SMTP_PORT: '0' },
+      120_000,
+      bin,
+      app,
+    );
     let code: number | null;
     try {
       const { 'jobs-api': jobs, 'mail-api': mail, smtp } = running.addresses;

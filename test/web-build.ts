@@ -16,7 +16,10 @@ async function newest(path: string): Promise<number> {
 }
 
 export default async function setup() {
-  const built = await stat(join(WEB_ASSETS_DIR, 'index.html')).then((s) => s.mtimeMs, () => 0);
+  const built = await stat(join(WEB_ASSETS_DIR, 'index.html')).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   const source = Math.max(...(await Promise.all(SOURCES.map(newest))));
   if (built > source) return;
   await promisify(execFile)(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'src/mail/web/vite.config.ts']);

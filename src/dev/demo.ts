@@ -74,7 +74,7 @@ process.stdout.write(
     '',
     'The fakes answer by the domain named: flaky.* fails once then succeeds (watch attempts: 2), nodata.* is',
     'unknown to the provider, ratelimit.* is throttled (429), auth-fail.* is refused (401), malformed.* answers',
-    "a body of the wrong shape. Moz and Wayback keep their real rates (one call per 10 s, 0.4/s), so they finish",
+    'a body of the wrong shape. Moz and Wayback keep their real rates (one call per 10 s, 0.4/s), so they finish',
     'last. Ctrl-C stops everything.',
     '',
   ].join('\n'),

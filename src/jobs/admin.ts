@@ -14,7 +14,14 @@ export interface MadeKey {
 
 /** Parses `--scopes a,b`; throws a message naming the unknown ones. */
 export function parseScopes(value: string): Scope[] {
-  const scopes = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  const scopes = [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (scopes.length === 0) throw new Error(`--scopes needs at least one of: ${SCOPES.join(', ')}`);
   if (unknown.length) throw new Error(`unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);

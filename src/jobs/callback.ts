@@ -34,5 +34,12 @@ async function enqueueCallback(tx: Queryable, queue: Queue, jobId: string, finis
     completed_at: finished.finishedAt.toISOString(),
     results_url: `${publicUrl.replace(/\/+$/, '')}/v1/jobs/${jobId}/results`,
   });
-  await enqueueDelivery(tx, queue, { service: 'jobs', event: `job.${finished.status}`, subject: jobId, url: finished.webhookUrl, body, secretRef: jobId });
+  await enqueueDelivery(tx, queue, {
+    service: 'jobs',
+    event: `job.${finished.status}`,
+    subject: jobId,
+    url: finished.webhookUrl,
+    body,
+    secretRef: jobId,
+  });
 }

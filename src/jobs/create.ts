@@ -24,7 +24,14 @@ export async function createJob(pool: Pool, queue: Queue, request: JobRequest): 
   const jobId = uuidv7();
   const webhookSecret = request.webhookUrl ? randomBytes(32).toString('hex') : null;
   const createdAt = await withTransaction(pool, async (tx) => {
-    const created = await insertJob(tx, { id: jobId, tenantId: request.tenantId, domains: request.domains, jobTypes: request.jobTypes, webhookUrl: request.webhookUrl, webhookSecret });
+    const created = await insertJob(tx, {
+      id: jobId,
+      tenantId: request.tenantId,
+      domains: request.domains,
+      jobTypes: request.jobTypes,
+      webhookUrl: request.webhookUrl,
+      webhookSecret,
+    });
     await insertTasks(tx, jobId, request.domains, request.jobTypes);
     await enqueueJob(tx, queue, { id: jobId, tenantId: request.tenantId, domainCount: request.domains.length, sources: request.jobTypes });
     return created;

@@ -33,5 +33,9 @@ export function newToken(): NewToken {
 
 /** Whether a string has the shape of one of our tokens (checked before any database lookup). */
 export function looksLikeToken(value: string): boolean {
-  return value.length === TOKEN_PREFIX.length + SECRET_LENGTH && value.startsWith(TOKEN_PREFIX) && /^[0-9A-Za-z]+$/.test(value.slice(TOKEN_PREFIX.length));
+  return (
+    value.length === TOKEN_PREFIX.length + SECRET_LENGTH &&
+    value.startsWith(TOKEN_PREFIX) &&
+    /^[0-9A-Za-z]+$/.test(value.slice(TOKEN_PREFIX.length))
+  );
 }

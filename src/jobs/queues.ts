@@ -35,7 +35,15 @@ export interface TaskRange {
 // A worker that stops heartbeating (killed, frozen) loses its entries to the supervisor within about
 // heartbeat + supervise interval; `retryLimit` counts only such losses and thrown bugs, never upstream
 // errors (the engine schedules those itself). After it, the entry goes to the dead-letter queue.
-const QUEUE_OPTIONS = { notify: true, partition: true, heartbeatSeconds: 30, retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 };
+const QUEUE_OPTIONS = {
+  notify: true,
+  partition: true,
+  heartbeatSeconds: 30,
+  retryLimit: 3,
+  retryDelay: 5,
+  retryBackoff: true,
+  expireInSeconds: 3600,
+};
 
 /** Creates the task and dead-letter queues (idempotent; every process that enqueues or works calls it). */
 export async function createTaskQueues(queue: Queue): Promise<void> {

@@ -179,7 +179,11 @@ export async function jobById(db: Queryable, tenantId: string, id: string): Prom
 }
 
 /** The status and sources of one of the tenant's jobs, or undefined. */
-export async function jobState(db: Queryable, tenantId: string, id: string): Promise<{ status: JobStatus; jobTypes: JobSource[] } | undefined> {
+export async function jobState(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+): Promise<{ status: JobStatus; jobTypes: JobSource[] } | undefined> {
   const { rows } = await db.query<{ status: JobStatus; jobTypes: JobSource[] }>({
     name: 'jobs.job-state',
     text: 'SELECT status, job_types AS "jobTypes" FROM jobs WHERE id = $1 AND tenant_id = $2',
@@ -193,7 +197,9 @@ export async function jobState(db: Queryable, tenantId: string, id: string): Pro
  * one round trip (the key is checked by the caller exactly as on every other route).
  */
 export async function keyAndJob(db: Queryable, hash: Buffer, id: string): Promise<{ key?: ActiveKey; job?: JobRow }> {
-  const { rows } = await db.query<JobRow & { keyId: string; tenantId: string; scopes: Scope[]; tokenHash: Buffer; lastUsedAt: Date | null }>({
+  const { rows } = await db.query<
+    JobRow & { keyId: string; tenantId: string; scopes: Scope[]; tokenHash: Buffer; lastUsedAt: Date | null }
+  >({
     name: 'jobs.key-and-job',
     text: `SELECT k.id AS "keyId", k.tenant_id AS "tenantId", k.scopes, k.token_hash AS "tokenHash", k.last_used_at AS "lastUsedAt", x.*
       FROM api_keys k
@@ -235,14 +241,17 @@ export async function listJobs(db: Queryable, tenantId: string, limit: number, c
   return { ok: true, jobs: jobs.slice(0, limit), more: jobs.length > limit };
 }
 
-export type PauseOutcome = { outcome: 'paused' | 'unchanged'; job: JobRow } | { outcome: 'finished'; job: JobRow } | { outcome: 'not_found' };
+export type PauseOutcome =
+  | { outcome: 'paused' | 'unchanged'; job: JobRow }
+  | { outcome: 'finished'; job: JobRow }
+  | { outcome: 'not_found' };
 
 /** Soft-cancel: a queued or running job becomes paused; a paused one stays; a finished one cannot. */
 export async function pauseJob(tx: Queryable, tenantId: string, id: string): Promise<PauseOutcome> {
-  const { rows } = await tx.query<{ status: JobStatus }>(
-    'SELECT status FROM jobs WHERE id = $1 AND tenant_id = $2 FOR UPDATE',
-    [id, tenantId],
-  );
+  const { rows } = await tx.query<{ status: JobStatus }>('SELECT status FROM jobs WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+    id,
+    tenantId,
+  ]);
   const current = rows[0];
   if (!current) return { outcome: 'not_found' };
   let outcome: 'paused' | 'unchanged' | 'finished' = 'unchanged';
@@ -287,14 +296,21 @@ export async function finishedTasks(db: Queryable, jobId: string): Promise<Resul
 
 /** Makes sure slot rows 0 … limit-1 of a source exist (a raised limit adds rows; a lowered one ignores the rest). */
 export async function ensureSlots(db: Queryable, source: JobSource, limit: number): Promise<void> {
-  await db.query(
-    `INSERT INTO source_slots (source, slot) SELECT $1, g FROM generate_series(0, $2 - 1) AS g ON CONFLICT DO NOTHING`,
-    [source, limit],
-  );
+  await db.query(`INSERT INTO source_slots (source, slot) SELECT $1, g FROM generate_series(0, $2 - 1) AS g ON CONFLICT DO NOTHING`, [
+    source,
+    limit,
+  ]);
 }
 
 /** Leases up to `count` free slots of a source (free: never held, released, or lease run out). */
-export async function acquireSlots(db: Queryable, source: JobSource, limit: number, count: number, holder: string, leaseSeconds: number): Promise<number[]> {
+export async function acquireSlots(
+  db: Queryable,
+  source: JobSource,
+  limit: number,
+  count: number,
+  holder: string,
+  leaseSeconds: number,
+): Promise<number[]> {
   const { rows } = await db.query<{ slot: number }>({
     name: 'engine.acquire-slots',
     text: `UPDATE source_slots s SET holder = $4, lease_until = now() + make_interval(secs => $5)
@@ -319,7 +335,10 @@ export async function releaseSlots(db: Queryable, source: JobSource, slots: numb
 
 /** Extends every lease a worker holds; returns how many it still holds. */
 export async function renewSlots(db: Queryable, holder: string, leaseSeconds: number): Promise<number> {
-  const result = await db.query(`UPDATE source_slots SET lease_until = now() + make_interval(secs => $2) WHERE holder = $1`, [holder, leaseSeconds]);
+  const result = await db.query(`UPDATE source_slots SET lease_until = now() + make_interval(secs => $2) WHERE holder = $1`, [
+    holder,
+    leaseSeconds,
+  ]);
   return result.rowCount ?? 0;
 }
 
@@ -344,7 +363,11 @@ export async function startJob(db: Queryable, jobId: string): Promise<EntryJob |
 
 /** Read before each upstream call, so a pause stops new calls at once. */
 export async function jobStatusById(db: Queryable, jobId: string): Promise<JobStatus | undefined> {
-  const { rows } = await db.query<{ status: JobStatus }>({ name: 'engine.job-status', text: 'SELECT status FROM jobs WHERE id = $1', values: [jobId] });
+  const { rows } = await db.query<{ status: JobStatus }>({
+    name: 'engine.job-status',
+    text: 'SELECT status FROM jobs WHERE id = $1',
+    values: [jobId],
+  });
   return rows[0]?.status;
 }
 
@@ -403,7 +426,15 @@ export async function writeResults(tx: Queryable, jobId: string, source: JobSour
 }
 
 /** Error rows for every unfinished task of a range (the dead-letter path). */
-export async function failRange(tx: Queryable, jobId: string, source: JobSource, from: number, to: number, code: string, message: string): Promise<number> {
+export async function failRange(
+  tx: Queryable,
+  jobId: string,
+  source: JobSource,
+  from: number,
+  to: number,
+  code: string,
+  message: string,
+): Promise<number> {
   const updated = await tx.query(
     `UPDATE tasks SET state = 'error', fetched_at = now(), duration_ms = 0, error_code = $5, error_message = $6
      WHERE job_id = $1 AND source = $2 AND position >= $3 AND position < $4 AND state IN ('queued', 'running')`,
@@ -424,7 +455,11 @@ export interface FinishedJob {
  * first's rows and exactly one of them ends the job. Paused jobs are never ended.
  */
 export async function finishIfDone(tx: Queryable, jobId: string): Promise<FinishedJob | undefined> {
-  const { rows } = await tx.query<{ status: JobStatus }>({ name: 'engine.lock-job', text: 'SELECT status FROM jobs WHERE id = $1 FOR UPDATE', values: [jobId] });
+  const { rows } = await tx.query<{ status: JobStatus }>({
+    name: 'engine.lock-job',
+    text: 'SELECT status FROM jobs WHERE id = $1 FOR UPDATE',
+    values: [jobId],
+  });
   const status = rows[0]?.status;
   if (status !== 'queued' && status !== 'running') return undefined;
   const { rows: finished } = await tx.query<FinishedJob>({

@@ -7,9 +7,35 @@ const DOT_ATOM = /^[a-z0-9!#$%&'*+\-/=?^_`{|}~]+(\.[a-z0-9!#$%&'*+\-/=?^_`{|}~]+
 
 /** Role names (RFC 2142 and the common ones): handing them to strangers invites abuse of the domain. */
 const RESERVED_LOCAL_PARTS: ReadonlySet<string> = new Set([
-  'postmaster', 'abuse', 'hostmaster', 'webmaster', 'root', 'admin', 'administrator', 'noreply', 'no-reply',
-  'mailer-daemon', 'security', 'info', 'support', 'sales', 'marketing', 'billing', 'www', 'uucp', 'ftp', 'news',
-  'usenet', 'noc', 'ssl-admin', 'daemon', 'nobody', 'system', 'operator', 'donotreply', 'do-not-reply',
+  'postmaster',
+  'abuse',
+  'hostmaster',
+  'webmaster',
+  'root',
+  'admin',
+  'administrator',
+  'noreply',
+  'no-reply',
+  'mailer-daemon',
+  'security',
+  'info',
+  'support',
+  'sales',
+  'marketing',
+  'billing',
+  'www',
+  'uucp',
+  'ftp',
+  'news',
+  'usenet',
+  'noc',
+  'ssl-admin',
+  'daemon',
+  'nobody',
+  'system',
+  'operator',
+  'donotreply',
+  'do-not-reply',
 ]);
 
 export type LocalPart = { ok: true; localPart: string } | { ok: false; reason: string };

@@ -68,7 +68,8 @@ async function verify(run: () => Promise<{ payload: JWTPayload }>, remote: boole
     ({ payload } = await run());
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') return { ok: false, reason: `the token's claims are not valid: ${(err as Error).message}` };
+    if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED')
+      return { ok: false, reason: `the token's claims are not valid: ${(err as Error).message}` };
     const fault = typeof code === 'string' ? TOKEN_FAULTS[code] : undefined;
     if (fault) return { ok: false, reason: fault };
     if (remote) return { ok: false, reason: 'the keys at MAIL_JWKS_URL could not be fetched to verify the token', unavailable: true };
@@ -78,7 +79,11 @@ async function verify(run: () => Promise<{ payload: JWTPayload }>, remote: boole
   if (problem) return { ok: false, reason: `the token's claims are not valid: ${problem}` };
   return {
     ok: true,
-    claims: { accountId: payload.sub as string, tier: payload.tier as number, issuedAt: typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null },
+    claims: {
+      accountId: payload.sub as string,
+      tier: payload.tier as number,
+      issuedAt: typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null,
+    },
   };
 }
 

@@ -48,7 +48,11 @@ export async function domainFor(db: Queryable, name: string | undefined): Promis
           name: 'mail_default_domain',
           text: `SELECT ${DOMAIN_COLUMNS} FROM mail_domains WHERE is_public AND tier_required = 0 ORDER BY ordinal LIMIT 1`,
         })
-      : await db.query<DomainRow>({ name: 'mail_domain', text: `SELECT ${DOMAIN_COLUMNS} FROM mail_domains WHERE name = $1`, values: [name] });
+      : await db.query<DomainRow>({
+          name: 'mail_domain',
+          text: `SELECT ${DOMAIN_COLUMNS} FROM mail_domains WHERE name = $1`,
+          values: [name],
+        });
   return rows[0];
 }
 
@@ -82,7 +86,11 @@ const INBOX_COLUMNS = `i.id, i.address, i.domain, i.created_at AS "createdAt", i
  * deleted first, with its messages: the address is free again the moment its inbox expired.
  */
 export async function insertInbox(db: Queryable, inbox: NewInbox): Promise<InboxRow | undefined> {
-  await db.query({ name: 'mail_free_address', text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()', values: [inbox.address] });
+  await db.query({
+    name: 'mail_free_address',
+    text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()',
+    values: [inbox.address],
+  });
   const { rows } = await db.query<InboxRow>({
     name: 'mail_insert_inbox',
     text: `INSERT INTO inboxes AS i (id, address, domain, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
@@ -242,7 +250,11 @@ export async function extractionOf(db: Queryable, id: string): Promise<Extractio
 }
 
 /** Stores a later finding: a newer detector's code, or links of a message stored before links were kept. */
-export async function storeExtraction(db: Queryable, id: string, found: { otp: string | null; otpVersion: number; links: Link[] }): Promise<void> {
+export async function storeExtraction(
+  db: Queryable,
+  id: string,
+  found: { otp: string | null; otpVersion: number; links: Link[] },
+): Promise<void> {
   await db.query({
     name: 'mail_store_extraction',
     text: `UPDATE messages SET otp = $2, otp_version = $3, links = $4, link_count = jsonb_array_length($4::jsonb) WHERE id = $1`,
@@ -270,7 +282,10 @@ export async function deleteMessage(db: Queryable, id: string): Promise<boolean>
 
 // --------------------------------------------------------------------------------------------------------- SMTP
 
-export type Recipient = { kind: 'foreign' } | { kind: 'unknown' } | { kind: 'inbox'; inboxId: string; expiresAt: Date | null; webhook: boolean };
+export type Recipient =
+  | { kind: 'foreign' }
+  | { kind: 'unknown' }
+  | { kind: 'inbox'; inboxId: string; expiresAt: Date | null; webhook: boolean };
 
 /** What an RCPT TO address is to us: another domain's, an unknown (or expired) inbox of ours, or a live inbox. */
 export async function recipient(db: Queryable, address: string, domain: string): Promise<Recipient> {
@@ -333,7 +348,10 @@ function insertText(rows: number): string {
   let text = insertTexts.get(rows);
   if (!text) {
     const width = MESSAGE_COLUMNS.length;
-    const values = Array.from({ length: rows }, (_, r) => `(${MESSAGE_COLUMNS.map(([, type], c) => `$${r * width + c + 1}::${type}`).join(', ')})`);
+    const values = Array.from(
+      { length: rows },
+      (_, r) => `(${MESSAGE_COLUMNS.map(([, type], c) => `$${r * width + c + 1}::${type}`).join(', ')})`,
+    );
     const names = MESSAGE_COLUMNS.map(([name]) => name).join(', ');
     text = `INSERT INTO messages (${names}, attachment_count, link_count, raw_size)
       SELECT ${MESSAGE_COLUMNS.map(([name]) => `v.${name}`).join(', ')}, jsonb_array_length(v.attachments), jsonb_array_length(v.links), length(v.raw)
@@ -376,7 +394,11 @@ export async function insertMessages(db: Queryable, messages: readonly NewMessag
     JSON.stringify(m.links),
     m.raw,
   ]);
-  const { rows } = await db.query<StoredMessage>({ name: `mail_insert_messages_${messages.length}`, text: insertText(messages.length), values });
+  const { rows } = await db.query<StoredMessage>({
+    name: `mail_insert_messages_${messages.length}`,
+    text: insertText(messages.length),
+    values,
+  });
   return rows.map((r) => ({ id: r.id, receivedAt: r.receivedAt }));
 }
 
@@ -607,7 +629,11 @@ export interface NewAccountInbox extends NewInbox {
 
 /** A programmatic inbox: as `insertInbox`, with its account, label and webhook. */
 export async function insertAccountInbox(db: Queryable, inbox: NewAccountInbox): Promise<InboxRow | undefined> {
-  await db.query({ name: 'mail_free_address', text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()', values: [inbox.address] });
+  await db.query({
+    name: 'mail_free_address',
+    text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()',
+    values: [inbox.address],
+  });
   const { rows } = await db.query<InboxRow>({
     name: 'mail_insert_account_inbox',
     text: `INSERT INTO inboxes AS i (id, address, domain, expires_at, account_id, label, webhook_url, webhook_secret)

@@ -52,7 +52,15 @@ export async function enqueueMessageWebhooks(
         raw_size: message.raw.length,
       },
     });
-    await enqueueDelivery(tx, queue, { id, service: 'mail', event: MESSAGE_RECEIVED, subject: inbox.address, url: inbox.webhookUrl, body, secretRef: inbox.id });
+    await enqueueDelivery(tx, queue, {
+      id,
+      service: 'mail',
+      event: MESSAGE_RECEIVED,
+      subject: inbox.address,
+      url: inbox.webhookUrl,
+      body,
+      secretRef: inbox.id,
+    });
     enqueued++;
   }
   return enqueued;

@@ -51,7 +51,8 @@ describe('npm run demo', () => {
 
     const url = /curl -sS -X POST (\S+)\/v1\/jobs/.exec(curl)![1]!;
     const token = /Bearer (dm_jobs_\w+)/.exec(curl)![1]!;
-    const get = async (path: string) => (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<any>;
+    const get = async (path: string) =>
+      (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<any>;
     await expect.poll(async () => (await get(`/v1/jobs/${created.job_id}`)).status, { timeout: 90_000, interval: 500 }).toBe('completed');
     const { results } = (await get(`/v1/jobs/${created.job_id}/results`)) as { results: Record<string, any>[] };
     expect(results).toHaveLength(created.domains.length * 6);

@@ -55,12 +55,19 @@ afterAll(async () => {
 });
 
 it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail and job load', async () => {
-  const made = await runCli(['jobs', 'keys', 'create', '--tenant', 'faults', '--name', 'load', '--scopes', 'jobs:create,jobs:read', '--json'], {
-    DATABASE_URL: server.url(),
-  });
+  const made = await runCli(
+    ['jobs', 'keys', 'create', '--tenant', 'faults', '--name', 'load', '--scopes', 'jobs:create,jobs:read', '--json'],
+    {
+      DATABASE_URL: server.url(),
+    },
+  );
   expect(made.code, made.stderr).toBe(0);
   const token = (JSON.parse(made.stdout) as { token: string }).token;
-  const generated = await fetch(`${urls.mail}/api/v1/inboxes/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const generated = await fetch(`${urls.mail}/api/v1/inboxes/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   const address = ((await generated.json()) as { address: string }).address;
 
   let running = true;
@@ -75,7 +82,10 @@ it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail a
       const tokenOf = `lane${lane}-${n}`;
       try {
         client ??= await SmtpClient.connect(urls.smtpPort);
-        const reply = await client.send({ from: 'load@sender.test', to: [address] }, Buffer.from(`Subject: ${tokenOf}\r\n\r\nbody of ${tokenOf}\r\n`));
+        const reply = await client.send(
+          { from: 'load@sender.test', to: [address] },
+          Buffer.from(`Subject: ${tokenOf}\r\n\r\nbody of ${tokenOf}\r\n`),
+        );
         if (reply.code === 250) acked.add(tokenOf);
         else refused++;
       } catch {
@@ -102,7 +112,11 @@ it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail a
       await sleep(200);
     }
   };
-  const status = (url: string) => fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+  const status = (url: string) =>
+    fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
   const readinessProbe = async () => {
     while (running) {
       const [mail, jobsReady] = await Promise.all([status(urls.mail), status(urls.jobs)]);
@@ -131,7 +145,10 @@ it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail a
   // Every job ends (the worker may retry what the restart interrupted).
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const { rows } = await pool.query<{ open: number }>(`SELECT count(*)::int AS open FROM jobs WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed', 'failed')`, [jobs]);
+    const { rows } = await pool.query<{ open: number }>(
+      `SELECT count(*)::int AS open FROM jobs WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed', 'failed')`,
+      [jobs],
+    );
     if (rows[0]!.open === 0) break;
     if (Date.now() > deadline) {
       const { rows: states } = await pool.query(
@@ -139,7 +156,9 @@ it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail a
           WHERE j.id = ANY($1::uuid[]) AND j.status NOT IN ('completed', 'failed') GROUP BY 1, 2`,
         [jobs],
       );
-      const { rows: entries } = await pool.query(`SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2`).catch(() => ({ rows: [] }));
+      const { rows: entries } = await pool
+        .query(`SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2`)
+        .catch(() => ({ rows: [] }));
       throw new Error(
         `${rows[0]!.open} jobs still open 90 s after the load; their tasks: ${JSON.stringify(states)}; queue entries: ${JSON.stringify(entries)}\n` +
           `worker output (end): ${processes[3]!.output().slice(-3000)}`,
@@ -148,7 +167,9 @@ it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail a
     await sleep(250);
   }
 
-  const { rows: stored } = await pool.query<{ subject: string; n: number }>(`SELECT subject, count(*)::int AS n FROM messages GROUP BY subject`);
+  const { rows: stored } = await pool.query<{ subject: string; n: number }>(
+    `SELECT subject, count(*)::int AS n FROM messages GROUP BY subject`,
+  );
   const storedCount = new Map(stored.map((r) => [r.subject, r.n]));
   const lostMail = [...acked].filter((t) => !storedCount.has(t));
   const doubledMail = [...acked].filter((t) => (storedCount.get(t) ?? 0) > 1);
@@ -169,7 +190,14 @@ it('loses and doubles nothing acknowledged when PostgreSQL restarts under mail a
     lost: lostMail.length + lostTasks,
     duplicated: doubledMail.length + doubledTasks,
     recoverySeconds,
-    details: { restartSeconds: (restartedAt - restartAt) / 1000, readinessShowedOutage: sawOutage, lostMail, doubledMail, lostTasks, doubledTasks },
+    details: {
+      restartSeconds: (restartedAt - restartAt) / 1000,
+      readinessShowedOutage: sawOutage,
+      lostMail,
+      doubledMail,
+      lostTasks,
+      doubledTasks,
+    },
   });
   expect(acked.size).toBeGreaterThan(ackedAtRestart);
   expect(jobs.length).toBeGreaterThan(0);

@@ -60,7 +60,9 @@ async function reservePort(): Promise<number> {
   return port;
 }
 
-it('delivers every mail webhook and job callback once when the receiver comes back after the second wait', { timeout: 90_000 }, async () => {
+it('delivers every mail webhook and job callback once when the receiver comes back after the second wait', {
+  timeout: 90_000,
+}, async () => {
   const [mailUrl, jobsUrl] = [processes[0]!.addresses['mail-api']!, processes[2]!.addresses['jobs-api']!];
   const port = await reservePort();
   const hook = `http://127.0.0.1:${port}`;
@@ -72,7 +74,10 @@ it('delivers every mail webhook and job callback once when the receiver comes ba
   });
   expect(created.status).toBe(201);
   const { address } = (await created.json()) as { address: string };
-  const made = await runCli(['jobs', 'keys', 'create', '--tenant', 'faults', '--name', 'k', '--scopes', 'jobs:create,jobs:read', '--json'], { DATABASE_URL: db.url });
+  const made = await runCli(
+    ['jobs', 'keys', 'create', '--tenant', 'faults', '--name', 'k', '--scopes', 'jobs:create,jobs:read', '--json'],
+    { DATABASE_URL: db.url },
+  );
   const token = (JSON.parse(made.stdout) as { token: string }).token;
 
   // The receiver is down (nothing listens) from the first delivery on.

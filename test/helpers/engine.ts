@@ -55,13 +55,23 @@ export async function startSites(
 }
 
 /** Starts a worker process; `hosts` maps names to addresses, everything else fails to resolve. */
-export function startWorker(databaseUrl: string, sites: Sites, hosts: Record<string, string>, env: Record<string, string> = {}): Promise<RunningCli> {
-  return startCli([], {
-    DATABASE_URL: databaseUrl,
-    ALLOW_PRIVATE_NETWORK: 'true',
-    TEST_HOSTS: JSON.stringify(hosts),
-    TEST_PING_PORT: String(sites.port),
-    TEST_PING_TLS_PORT: String(sites.closedPort),
-    ...env,
-  }, 60_000, WORKER);
+export function startWorker(
+  databaseUrl: string,
+  sites: Sites,
+  hosts: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<RunningCli> {
+  return startCli(
+    [],
+    {
+      DATABASE_URL: databaseUrl,
+      ALLOW_PRIVATE_NETWORK: 'true',
+      TEST_HOSTS: JSON.stringify(hosts),
+      TEST_PING_PORT: String(sites.port),
+      TEST_PING_TLS_PORT: String(sites.closedPort),
+      ...env,
+    },
+    60_000,
+    WORKER,
+  );
 }

@@ -28,7 +28,14 @@ export type SentInfo = { response: string; accepted: unknown[]; rejected: unknow
 
 export async function startMail(
   db: TestDatabase,
-  options: { domains?: string[]; anonTtlSeconds?: number; ssePingSeconds?: number; port?: number; smtp?: Partial<SmtpOptions>; app?: Partial<MailAppDeps> } = {},
+  options: {
+    domains?: string[];
+    anonTtlSeconds?: number;
+    ssePingSeconds?: number;
+    port?: number;
+    smtp?: Partial<SmtpOptions>;
+    app?: Partial<MailAppDeps>;
+  } = {},
 ): Promise<Mail> {
   const log = createLogger({ level: 'silent' });
   await ensureDomains(db.pool, options.domains ?? [DOMAIN]);
@@ -88,4 +95,3 @@ export function useMail(options: Parameters<typeof startMail>[1] = {}): { db: Te
   });
   return context;
 }
-

@@ -80,7 +80,8 @@ export function parseExposition(text: string): Exposition {
     const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
     if (seen.has(key)) fail('the same series twice');
     seen.add(key);
-    if ('le' in sample.labels && !(family.type === 'histogram' && sample.name.endsWith('_bucket'))) fail('le label outside a histogram bucket');
+    if ('le' in sample.labels && !(family.type === 'histogram' && sample.name.endsWith('_bucket')))
+      fail('le label outside a histogram bucket');
     if ('quantile' in sample.labels && family.type !== 'summary') fail('quantile label outside a summary');
     if (family.type === 'counter' && !(sample.value >= 0)) fail('negative or NaN counter');
     family.samples.push(sample);
@@ -156,7 +157,8 @@ function checkHistogram(family: Family): void {
   }
   for (const [key, { buckets, sum, count }] of series) {
     const where = `${family.name}${key}`;
-    if (buckets.length === 0 || sum === undefined || count === undefined) throw new Error(`${where}: buckets, _sum and _count must all be there`);
+    if (buckets.length === 0 || sum === undefined || count === undefined)
+      throw new Error(`${where}: buckets, _sum and _count must all be there`);
     buckets.forEach(([le, n], i) => {
       if (Number.isNaN(le)) throw new Error(`${where}: le is not a number`);
       if (i > 0 && !(le > buckets[i - 1]![0])) throw new Error(`${where}: le not ascending`);

@@ -14,7 +14,10 @@ afterAll(async () => {
   await db.pool.end();
 });
 
-async function createKey(tenant: string, scopes = 'keys:admin,keys:read,jobs:create,jobs:read'): Promise<{ id: string; token: string; tenant: string }> {
+async function createKey(
+  tenant: string,
+  scopes = 'keys:admin,keys:read,jobs:create,jobs:read',
+): Promise<{ id: string; token: string; tenant: string }> {
   const made = await runCli(['jobs', 'keys', 'create', '--tenant', tenant, '--name', 'root', '--scopes', scopes, '--json'], {
     DATABASE_URL: db.url,
   });
@@ -53,7 +56,10 @@ describe('two jobs-api processes on one database', () => {
   let a: RunningCli;
   let b: RunningCli;
   beforeAll(async () => {
-    [a, b] = await Promise.all([startCli(['jobs-api'], { ...PORTS, DATABASE_URL: db.url }), startCli(['jobs-api'], { ...PORTS, DATABASE_URL: db.url })]);
+    [a, b] = await Promise.all([
+      startCli(['jobs-api'], { ...PORTS, DATABASE_URL: db.url }),
+      startCli(['jobs-api'], { ...PORTS, DATABASE_URL: db.url }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([a.stop(), b.stop()]);
@@ -102,13 +108,22 @@ describe('a crash in the middle of creating a job', () => {
       fetch(`${base}/v1/jobs`, { method: 'POST', headers: { 'x-api-key': token, 'content-type': 'application/json' }, body });
     const pending = post(api.addresses['jobs-api']!).catch((err: unknown) => err);
     const holding = async () =>
-      (await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'INSERT INTO tasks%' AND wait_event = 'PgSleep'`)).rows[0].n;
+      (
+        await db.pool.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'INSERT INTO tasks%' AND wait_event = 'PgSleep'`,
+        )
+      ).rows[0].n;
     await expect.poll(holding, { timeout: 10_000 }).toBe(1);
     await api.stop('SIGKILL');
     expect(await pending).toBeInstanceOf(Error);
     // The orphaned transaction ends (rolled back) once its backend finds the client gone.
     await expect.poll(holding, { timeout: 10_000 }).toBe(0);
-    await expect.poll(async () => (await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n).toBe(0);
+    await expect
+      .poll(
+        async () =>
+          (await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n,
+      )
+      .toBe(0);
 
     const counts = async () =>
       (
@@ -146,7 +161,9 @@ describe('domainkit worker', () => {
       const body = JSON.stringify({ domains: ['nothing-here.invalid'], job_types: ['ping', 'moz'] });
       const { job_id: id } = (await (await fetch(`${base}/v1/jobs`, { method: 'POST', headers, body })).json()) as { job_id: string };
       await expect
-        .poll(async () => ((await (await fetch(`${base}/v1/jobs/${id}`, { headers })).json()) as { status: string }).status, { timeout: 30_000 })
+        .poll(async () => ((await (await fetch(`${base}/v1/jobs/${id}`, { headers })).json()) as { status: string }).status, {
+          timeout: 30_000,
+        })
         .toBe('completed');
       const { results } = (await (await fetch(`${base}/v1/jobs/${id}/results`, { headers })).json()) as { results: Record<string, any>[] };
       expect(results.map((r) => [r.source, r.status])).toEqual([
@@ -161,4 +178,3 @@ describe('domainkit worker', () => {
     }
   });
 });
-

@@ -40,7 +40,12 @@ describe('domainkit mail domains add', () => {
 
 describe('the smtp role', () => {
   it('creates MAIL_DOMAINS and, on the wildcard address, answers on IPv4 and IPv6', async () => {
-    const smtp = await startCli(['smtp'], { DATABASE_URL: db.url, SMTP_PORT: '0', HOST: '0.0.0.0', MAIL_DOMAINS: 'first.test, Second.Test' });
+    const smtp = await startCli(['smtp'], {
+      DATABASE_URL: db.url,
+      SMTP_PORT: '0',
+      HOST: '0.0.0.0',
+      MAIL_DOMAINS: 'first.test, Second.Test',
+    });
     try {
       const port = Number(/:(\d+)$/.exec(smtp.addresses.smtp!)![1]);
       for (const host of ['127.0.0.1', '::1']) {

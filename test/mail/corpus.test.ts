@@ -9,9 +9,7 @@ import { dataFor, SmtpClient, toCrlf } from '../helpers/smtp.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/mime/', import.meta.url));
 
-const files = (readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }) as string[])
-  .filter((name) => name.endsWith('.eml'))
-  .sort();
+const files = (readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }) as string[]).filter((name) => name.endsWith('.eml')).sort();
 
 /**
  * Each file goes out twice over our own SMTP client (test/helpers/smtp.ts), so the bytes on the wire are
@@ -25,10 +23,7 @@ const files = (readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }) as str
 const cases = files.flatMap((file) => {
   const bytes = readFileSync(`${CORPUS}${file}`);
   const crlf = toCrlf(bytes);
-  return [
-    { name: `${file} (as is)`, content: bytes },
-    ...(crlf.equals(bytes) ? [] : [{ name: `${file} (CRLF)`, content: crlf }]),
-  ];
+  return [{ name: `${file} (as is)`, content: bytes }, ...(crlf.equals(bytes) ? [] : [{ name: `${file} (CRLF)`, content: crlf }])];
 });
 
 const t = useMail();

@@ -8,8 +8,8 @@ import { useMail } from '../helpers/mail.ts';
 
 const log = createLogger({ level: 'silent' });
 
-
-const expire = (address: string) => t.db.pool.query(`UPDATE inboxes SET expires_at = now() - interval '1 second' WHERE address = $1`, [address]);
+const expire = (address: string) =>
+  t.db.pool.query(`UPDATE inboxes SET expires_at = now() - interval '1 second' WHERE address = $1`, [address]);
 
 const t = useMail();
 
@@ -21,7 +21,8 @@ describe('an expired inbox', () => {
     await expire(address);
 
     for (const path of ['', '/messages', '/stats']) expect((await t.mail.call(`/api/v1/inboxes/${address}${path}`)).status, path).toBe(404);
-    for (const path of ['/clear', '/mark-all-read']) expect((await t.mail.call(`/api/v1/inboxes/${address}${path}`, { method: 'POST' })).status, path).toBe(404);
+    for (const path of ['/clear', '/mark-all-read'])
+      expect((await t.mail.call(`/api/v1/inboxes/${address}${path}`, { method: 'POST' })).status, path).toBe(404);
     for (const path of ['', '/raw']) expect((await t.mail.call(`/api/v1/messages/${message!.id}${path}`)).status, path).toBe(404);
     expect((await t.mail.call(`/api/v1/messages/${message!.id}`, { method: 'DELETE' })).status).toBe(404);
 
@@ -49,7 +50,10 @@ describe('the sweeper', () => {
     const sweepers = [startSweeper(t.db.pool, log, 3600), startSweeper(other, log, 3600)];
     try {
       const results = await Promise.all(sweepers.map((s) => s.sweep()));
-      const total = results.reduce((t, r) => ({ messages: t.messages + r.messages, inboxes: t.inboxes + r.inboxes }), { messages: 0, inboxes: 0 });
+      const total = results.reduce((t, r) => ({ messages: t.messages + r.messages, inboxes: t.inboxes + r.inboxes }), {
+        messages: 0,
+        inboxes: 0,
+      });
       // Between them, each row once (plus any expired inbox of the other tests).
       expect(total.messages).toBeGreaterThanOrEqual(3000);
       expect(total.inboxes).toBeGreaterThanOrEqual(1500);
@@ -59,7 +63,9 @@ describe('the sweeper', () => {
     }
     const count = async (sql: string) => (await t.db.pool.query<{ n: number }>(sql)).rows[0]!.n;
     expect(await count(`SELECT count(*)::int AS n FROM inboxes WHERE expires_at <= now()`)).toBe(0);
-    expect(await count(`SELECT count(*)::int AS n FROM messages m WHERE NOT EXISTS (SELECT 1 FROM inboxes i WHERE i.id = m.inbox_id)`)).toBe(0);
+    expect(
+      await count(`SELECT count(*)::int AS n FROM messages m WHERE NOT EXISTS (SELECT 1 FROM inboxes i WHERE i.id = m.inbox_id)`),
+    ).toBe(0);
     expect(await count(`SELECT count(*)::int AS n FROM inboxes WHERE address LIKE 'live%'`)).toBe(20);
     expect(await count(`SELECT count(*)::int AS n FROM messages WHERE to_address LIKE 'live%'`)).toBe(20);
   });

@@ -97,7 +97,10 @@ describe('mail metrics', () => {
   it('counts webhook attempts by service, attempt number and outcome', async () => {
     const token = await tokenOf('acct-metrics', 3);
     const hooked = async (path: string) => {
-      const res = await mail.call('/api/v1/inboxes', { body: { domain: DOMAIN, webhook_url: `${receiver.url}${path}` }, headers: bearer(token) });
+      const res = await mail.call('/api/v1/inboxes', {
+        body: { domain: DOMAIN, webhook_url: `${receiver.url}${path}` },
+        headers: bearer(token),
+      });
       expect(res.status).toBe(201);
       return ((await res.json()) as { address: string }).address;
     };
@@ -105,7 +108,8 @@ describe('mail metrics', () => {
     const before = await scrape();
     await mail.send({ from: 'a@sender.test', to: ok, subject: 'one', text: 'one' });
     await mail.send({ from: 'a@sender.test', to: gone, subject: 'two', text: 'two' });
-    const attempts = (outcome: string) => growth(before, 'domainkit_webhook_delivery_attempts_total', { service: 'mail', attempt: '1', outcome });
+    const attempts = (outcome: string) =>
+      growth(before, 'domainkit_webhook_delivery_attempts_total', { service: 'mail', attempt: '1', outcome });
     await expect.poll(() => attempts('delivered'), { timeout: 20_000 }).toBe(1);
     await expect.poll(() => attempts('dropped'), { timeout: 20_000 }).toBe(1);
   });

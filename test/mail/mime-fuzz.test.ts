@@ -35,7 +35,10 @@ const MUTATIONS: Record<string, Mutation> = {
   truncate: (m, rand) => m.subarray(0, int(rand, m.length)),
   duplicateBoundaries: (m) => Buffer.from(m.toString('latin1').replace(/^(--[^\r\n]+)$/gm, '$1\n$1\n$1'), 'latin1'),
   garbleBoundaries: (m, rand) =>
-    Buffer.from(m.toString('latin1').replace(/boundary="?([^";\r\n]+)"?/gi, () => `boundary="${'-'.repeat(int(rand, 80))}\u00ff"`), 'latin1'),
+    Buffer.from(
+      m.toString('latin1').replace(/boundary="?([^";\r\n]+)"?/gi, () => `boundary="${'-'.repeat(int(rand, 80))}\u00ff"`),
+      'latin1',
+    ),
   breakEncodings: (m) =>
     Buffer.from(
       m
@@ -53,7 +56,11 @@ const MUTATIONS: Record<string, Mutation> = {
     for (let i = depth; i > 0; i--) body = `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${body}\r\n--b${i}--\r\n`;
     return Buffer.from(`From: deep@example.org\r\nSubject: depth ${depth}\r\nMIME-Version: 1.0\r\n${body}`);
   },
-  nulsAndBareCr: (m, rand) => Buffer.from(m.toString('latin1').replace(/\n/g, () => (rand() < 0.1 ? '\0\r' : '\n')), 'latin1'),
+  nulsAndBareCr: (m, rand) =>
+    Buffer.from(
+      m.toString('latin1').replace(/\n/g, () => (rand() < 0.1 ? '\0\r' : '\n')),
+      'latin1',
+    ),
 };
 
 /** The bytes the server must hold: what was sent, ending in CRLF (the CRLF before the dot belongs to it). */

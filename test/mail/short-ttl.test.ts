@@ -41,16 +41,27 @@ async function rcpt(address: string): Promise<string> {
 
 describe('MAIL_ANON_TTL_SECONDS=2', () => {
   it('gives inboxes two seconds of life, then 404 everywhere and 550 over SMTP, and the address is free again', async () => {
-    const made = await fetch(`${mail()}/api/v1/inboxes/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"local_part":"brief"}' });
+    const made = await fetch(`${mail()}/api/v1/inboxes/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"local_part":"brief"}',
+    });
     expect(made.status).toBe(201);
     const inbox = (await made.json()) as { address: string; inbox_expires_at: string; created_at: string };
     expect(Date.parse(inbox.inbox_expires_at) - Date.parse(inbox.created_at)).toBe(2000);
 
-    await expect.poll(async () => (await fetch(`${mail()}/api/v1/inboxes/${inbox.address}`)).status, { timeout: 10_000, interval: 200 }).toBe(404);
-    for (const path of ['/messages', '/stats']) expect((await fetch(`${mail()}/api/v1/inboxes/${inbox.address}${path}`)).status, path).toBe(404);
+    await expect
+      .poll(async () => (await fetch(`${mail()}/api/v1/inboxes/${inbox.address}`)).status, { timeout: 10_000, interval: 200 })
+      .toBe(404);
+    for (const path of ['/messages', '/stats'])
+      expect((await fetch(`${mail()}/api/v1/inboxes/${inbox.address}${path}`)).status, path).toBe(404);
     expect(await rcpt(inbox.address)).toMatch(/^550 5\.1\.1/);
 
-    const again = await fetch(`${mail()}/api/v1/inboxes/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"local_part":"brief"}' });
+    const again = await fetch(`${mail()}/api/v1/inboxes/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"local_part":"brief"}',
+    });
     expect(again.status).toBe(201);
     expect(((await again.json()) as { address: string }).address).toBe(inbox.address);
   });

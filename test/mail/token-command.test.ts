@@ -33,8 +33,18 @@ describe('domainkit mail token', () => {
 
   it.each([
     ['without MAIL_JWT_SECRET', ['--account', 'a', '--tier', '3'], {}, 'MAIL_JWT_SECRET is not set'],
-    ['with MAIL_JWKS_URL instead', ['--account', 'a', '--tier', '3'], { MAIL_JWKS_URL: 'https://issuer.example/jwks.json' }, 'MAIL_JWKS_URL'],
-    ['with a tier that is not an integer', ['--account', 'a', '--tier', 'high'], { MAIL_JWT_SECRET: JWT_SECRET }, '--tier must be an integer'],
+    [
+      'with MAIL_JWKS_URL instead',
+      ['--account', 'a', '--tier', '3'],
+      { MAIL_JWKS_URL: 'https://issuer.example/jwks.json' },
+      'MAIL_JWKS_URL',
+    ],
+    [
+      'with a tier that is not an integer',
+      ['--account', 'a', '--tier', 'high'],
+      { MAIL_JWT_SECRET: JWT_SECRET },
+      '--tier must be an integer',
+    ],
     ['with an empty account', ['--account', ' ', '--tier', '3'], { MAIL_JWT_SECRET: JWT_SECRET }, '--account must be a non-empty string'],
     ['with a bad --ttl', ['--account', 'a', '--tier', '3', '--ttl', 'soon'], { MAIL_JWT_SECRET: JWT_SECRET }, '--ttl takes one duration'],
   ])('fails clearly %s (exit 1, nothing on stdout)', async (_what, args, env, words) => {

@@ -33,7 +33,15 @@ beforeAll(async () => {
   queue = await startQueue(db.url, log);
   await createDeliveryQueue(queue);
   receiver = await startReceiver(script);
-  await startDeliveryWorker({ pool: db.pool, queue, outbound, services: [mailWebhookService(DELAYS)], log, userAgent: 'domainkit-test', attemptTimeoutMs: 2000 });
+  await startDeliveryWorker({
+    pool: db.pool,
+    queue,
+    outbound,
+    services: [mailWebhookService(DELAYS)],
+    log,
+    userAgent: 'domainkit-test',
+    attemptTimeoutMs: 2000,
+  });
   mail = await startMail(db, { smtp: { queue }, app: { jwt: { secret: JWT_SECRET }, allowPrivateNetwork: true } });
 });
 afterAll(async () => {
@@ -63,7 +71,10 @@ async function hookedInbox(path: string, label = 'hooks'): Promise<Created> {
 async function settled(address: string, count = 1, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await db.pool.query(`SELECT id, state, attempts FROM deliveries WHERE service = 'mail' AND subject = $1 ORDER BY created_at`, [address]);
+    const { rows } = await db.pool.query(
+      `SELECT id, state, attempts FROM deliveries WHERE service = 'mail' AND subject = $1 ORDER BY created_at`,
+      [address],
+    );
     if (rows.length >= count && rows.every((r) => r.state !== 'pending')) return rows as { id: string; state: string; attempts: number }[];
     if (Date.now() > deadline) throw new Error(`deliveries of ${address} not settled: ${JSON.stringify(rows)}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -73,7 +84,12 @@ async function settled(address: string, count = 1, timeoutMs = 20_000) {
 describe('mail webhooks', () => {
   it('POSTs message.received signed with the inbox secret, with the X-Mail headers and the documented body', async () => {
     const inbox = await hookedInbox('/seq/200/sign', 'signup tests ✓');
-    await mail.send({ from: 'Shop <shop@sender.test>', to: inbox.address, subject: 'Your code', text: 'Your verification code is 482913. https://shop.test/confirm' });
+    await mail.send({
+      from: 'Shop <shop@sender.test>',
+      to: inbox.address,
+      subject: 'Your code',
+      text: 'Your verification code is 482913. https://shop.test/confirm',
+    });
     const [request] = await receiver.waitFor('/seq/200/sign', 1);
     const [delivery] = await settled(inbox.address);
 
@@ -85,10 +101,18 @@ describe('mail webhooks', () => {
     expect(request!.headers['x-mail-attempt']).toBe('1');
     expect(request!.headers['x-mail-delivery']).toBe(delivery!.id);
 
-    const [message] = (await (await mail.call(`/api/v1/inboxes/${inbox.address}/messages`)).json()) as { id: string; received_at: string; raw_size: number }[];
+    const [message] = (await (await mail.call(`/api/v1/inboxes/${inbox.address}/messages`)).json()) as {
+      id: string;
+      received_at: string;
+      raw_size: number;
+    }[];
     const body = JSON.parse(request!.body.toString('utf8')) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['delivery_id', 'event', 'inbox', 'message', 'timestamp']);
-    expect(body).toMatchObject({ event: 'message.received', delivery_id: delivery!.id, inbox: { id: inbox.id, address: inbox.address, label: 'signup tests ✓' } });
+    expect(body).toMatchObject({
+      event: 'message.received',
+      delivery_id: delivery!.id,
+      inbox: { id: inbox.id, address: inbox.address, label: 'signup tests ✓' },
+    });
     expect(Date.parse(body.timestamp as string)).not.toBeNaN();
     expect(body.message).toEqual({
       id: message!.id,
@@ -147,7 +171,12 @@ describe('mail webhooks', () => {
     await mail.send({ from: 'x@sender.test', to: a.address, subject: 'to a again', text: 'hi' });
     await settled(a.address, 2);
     await settled(b.address, 1);
-    expect(receiver.forPath('/seq/200/a').map((r) => (JSON.parse(r.body.toString()) as { message: { subject: string } }).message.subject).sort()).toEqual(['to a again', 'to three']);
+    expect(
+      receiver
+        .forPath('/seq/200/a')
+        .map((r) => (JSON.parse(r.body.toString()) as { message: { subject: string } }).message.subject)
+        .sort(),
+    ).toEqual(['to a again', 'to three']);
     expect(receiver.forPath('/seq/200/b')).toHaveLength(1);
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE subject = $1`, [plain]);
     expect(rows[0].n).toBe(0);

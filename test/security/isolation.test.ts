@@ -87,7 +87,9 @@ describe('jobs API: tenant B never reaches tenant A’s objects', () => {
     api = await startJobsApi(db);
     aToken = await tokenFor(db, 'tenant-a');
     bToken = await tokenFor(db, 'tenant-b');
-    const res = await client(api.url, aToken)('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping'], webhook_url: 'https://hooks.example.com/a' } });
+    const res = await client(api.url, aToken)('/v1/jobs', {
+      body: { domains: ['example.com'], job_types: ['ping'], webhook_url: 'https://hooks.example.com/a' },
+    });
     expect(res.status).toBe(201);
     aJob = ((await res.json()) as { job_id: string }).job_id;
     aKey = await makeKey(db.pool, 'tenant-a', 'a-reader', ['jobs:read']);
@@ -108,7 +110,10 @@ describe('jobs API: tenant B never reaches tenant A’s objects', () => {
     for (const path of paths) {
       const owner = objects[resourceOf(path)!];
       expect(owner, `no object of tenant A known for ${path}: add one to this test`).toBeDefined();
-      for (const [how, headers] of [['Bearer', bearer(bToken)], ['X-API-Key', apiKey(bToken)]] as const) {
+      for (const [how, headers] of [
+        ['Bearer', bearer(bToken)],
+        ['X-API-Key', apiKey(bToken)],
+      ] as const) {
         const send: Send = (method, p) =>
           fetch(`${api.url}${p}`, {
             method,
@@ -173,7 +178,10 @@ describe('mail API: account B never reaches account A’s objects', () => {
     for (const path of paths) {
       const owner = objects[resourceOf(path)!];
       expect(owner, `no object of account A known for ${path}: add one to this test`).toBeDefined();
-      for (const [how, headers] of [['JWT', bearer(bJwt)], ['API key', apiKey(bKey.plaintext)]] as const) {
+      for (const [how, headers] of [
+        ['JWT', bearer(bJwt)],
+        ['API key', apiKey(bKey.plaintext)],
+      ] as const) {
         const send: Send = (method, p) =>
           fetch(`${mail.url}${p}`, {
             method,

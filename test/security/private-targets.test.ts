@@ -98,7 +98,15 @@ describe('jobs API: webhook_url', () => {
     queue = await startQueue(db.url, log);
     await createDeliveryQueue(queue);
     const service = jobsWebhookService({ jobs: { webhookRetryDelaysMs: [100, 100, 100] } } as unknown as Pick<Config, 'jobs'>);
-    await startDeliveryWorker({ pool: db.pool, queue, outbound, services: [service], log, userAgent: 'domainkit-test', attemptTimeoutMs: 2000 });
+    await startDeliveryWorker({
+      pool: db.pool,
+      queue,
+      outbound,
+      services: [service],
+      log,
+      userAgent: 'domainkit-test',
+      attemptTimeoutMs: 2000,
+    });
   });
   afterAll(async () => {
     await stopQueue(queue);
@@ -118,7 +126,9 @@ describe('jobs API: webhook_url', () => {
       expect(JSON.stringify(problem.errors), url).toContain('/webhook_url');
     }
     // Control: a public target is taken.
-    const ok = await as('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping'], webhook_url: 'https://hooks.example.com/x' } });
+    const ok = await as('/v1/jobs', {
+      body: { domains: ['example.com'], job_types: ['ping'], webhook_url: 'https://hooks.example.com/x' },
+    });
     expect(ok.status).toBe(201);
     expect(receiver.received).toHaveLength(0);
   });
@@ -147,7 +157,14 @@ describe('jobs API: webhook_url', () => {
       const stored = (await (await as(`/v1/jobs/${jobId}`)).json()) as { webhook_url: string };
       ids.push(
         await withTransaction(db.pool, (tx) =>
-          enqueueDelivery(tx, queue, { service: 'jobs', event: 'job.completed', subject: jobId, url: stored.webhook_url, body: '{}', secretRef: jobId }),
+          enqueueDelivery(tx, queue, {
+            service: 'jobs',
+            event: 'job.completed',
+            subject: jobId,
+            url: stored.webhook_url,
+            body: '{}',
+            secretRef: jobId,
+          }),
         ),
       );
     }
@@ -170,7 +187,15 @@ describe('mail API: a programmatic inbox’s webhook_url', () => {
     db = await createTestDatabase();
     queue = await startQueue(db.url, log);
     await createDeliveryQueue(queue);
-    await startDeliveryWorker({ pool: db.pool, queue, outbound, services: [mailWebhookService([100, 100, 100])], log, userAgent: 'domainkit-test', attemptTimeoutMs: 2000 });
+    await startDeliveryWorker({
+      pool: db.pool,
+      queue,
+      outbound,
+      services: [mailWebhookService([100, 100, 100])],
+      log,
+      userAgent: 'domainkit-test',
+      attemptTimeoutMs: 2000,
+    });
     mail = await startMail(db, { smtp: { queue }, app: { jwt: { secret: JWT_SECRET }, allowPrivateNetwork: false } });
   });
   afterAll(async () => {
@@ -199,7 +224,10 @@ describe('mail API: a programmatic inbox’s webhook_url', () => {
     const port = new URL(receiver.url).port;
     const addresses: string[] = [];
     for (const name of NAMES) {
-      const res = await mail.call('/api/v1/inboxes', { body: { domain: DOMAIN, webhook_url: `http://${name}:${port}/mail/${name}` }, headers });
+      const res = await mail.call('/api/v1/inboxes', {
+        body: { domain: DOMAIN, webhook_url: `http://${name}:${port}/mail/${name}` },
+        headers,
+      });
       if (res.status === 400 && !name.endsWith('.rebind.test')) continue; // refused at creation: as good
       expect(res.status, name).toBe(201);
       const address = ((await res.json()) as { address: string }).address;
@@ -207,9 +235,14 @@ describe('mail API: a programmatic inbox’s webhook_url', () => {
       const sent = await mail.send({ from: 'a@sender.test', to: address, subject: 'hi', text: 'code 123456' });
       expect(sent.response).toMatch(/^250/);
     }
-    const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM deliveries WHERE service = 'mail' AND subject = ANY($1)`, [addresses]);
+    const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM deliveries WHERE service = 'mail' AND subject = ANY($1)`, [
+      addresses,
+    ]);
     expect(rows).toHaveLength(addresses.length);
-    for (const row of await settled(db, rows.map((r) => r.id))) {
+    for (const row of await settled(
+      db,
+      rows.map((r) => r.id),
+    )) {
       expect(row.state, JSON.stringify(row)).toBe('dropped');
       expect(row.attempts).toEqual([{ attempt: 1, error: 'refused_address', outcome: 'dropped', status_code: null }]);
     }
@@ -224,7 +257,12 @@ describe('the ping source', () => {
     const port = new URL(receiver.url).port;
     const outbound = createOutbound({ policy: policyFor(false), lookup });
     try {
-      const ping = pingSource({ outbound, lookup, urls: (d) => [`https://${d}:${port}/`, `http://${d}:${port}/`], userAgent: 'domainkit-test' });
+      const ping = pingSource({
+        outbound,
+        lookup,
+        urls: (d) => [`https://${d}:${port}/`, `http://${d}:${port}/`],
+        userAgent: 'domainkit-test',
+      });
       const domains = [...NAMES, 'localhost'];
       const outcomes = await ping.fetch(domains, context);
       outcomes.forEach((outcome, i) => {
@@ -232,7 +270,10 @@ describe('the ping source', () => {
         if (!outcome.ok) return;
         expect(outcome.columns, domains[i]).toEqual({ reachable: false, status_code: null, response_ms: null });
         const attempts = (outcome.raw as { attempts: { error?: string }[] }).attempts;
-        expect(attempts.map((a) => a.error), domains[i]).toEqual(['refused_address', 'refused_address']);
+        expect(
+          attempts.map((a) => a.error),
+          domains[i],
+        ).toEqual(['refused_address', 'refused_address']);
       });
       expect(receiver.received).toHaveLength(0);
     } finally {
@@ -259,7 +300,9 @@ describe('the ping source', () => {
     // resolves to the receiver on 127.0.0.1, and that second connection must be refused.
     const port = new URL(receiver.url).port;
     const { createServer } = await import('node:http');
-    const server = createServer((_req, res) => res.writeHead(302, { location: `http://loopback.rebind.test:${port}/after-redirect` }).end());
+    const server = createServer((_req, res) =>
+      res.writeHead(302, { location: `http://loopback.rebind.test:${port}/after-redirect` }).end(),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const hopPort = (server.address() as { port: number }).port;
     const checked: string[] = [];

@@ -57,10 +57,13 @@ describe('jobs API: tokens and webhook secrets', () => {
     expect(created.status).toBe(201);
     job = (await created.json()) as typeof job;
     expect(job.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
-    const cli = await runCli(['jobs', 'keys', 'create', '--tenant', 'acme', '--name', 'cli', '--scopes', 'jobs:read,keys:admin', '--json'], {
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'trace',
-    });
+    const cli = await runCli(
+      ['jobs', 'keys', 'create', '--tenant', 'acme', '--name', 'cli', '--scopes', 'jobs:read,keys:admin', '--json'],
+      {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'trace',
+      },
+    );
     expect(cli.code, cli.stderr).toBe(0);
     const printed = JSON.parse(cli.stdout) as { id: string; token: string };
     madeByCli = printed;
@@ -92,7 +95,10 @@ describe('jobs API: tokens and webhook secrets', () => {
     await read('POST /v1/jobs bad body', await client(api.url, root)('/v1/jobs', { body: { domains: [], job_types: ['nope'], extra: 1 } }));
     await read('POST /v1/jobs invalid JSON', await client(api.url, root)('/v1/jobs', { body: '{"domains": [' }));
     for (const token of tokens) {
-      await read('altered token', await fetch(`${api.url}/v1/jobs`, { headers: bearer(`${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`) }));
+      await read(
+        'altered token',
+        await fetch(`${api.url}/v1/jobs`, { headers: bearer(`${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`) }),
+      );
       await read('token with junk', await fetch(`${api.url}/v1/jobs`, { headers: bearer(`${token}!`) }));
       await read('not a Bearer scheme', await fetch(`${api.url}/v1/jobs`, { headers: { authorization: `Token ${token}` } }));
       await read('two keys', await fetch(`${api.url}/v1/jobs`, { headers: { ...bearer(token), ...apiKey(root) } }));
@@ -164,19 +170,29 @@ describe('mail API: API keys, JWTs and inbox webhook secrets', () => {
     const list = await read('GET messages', await mail.call(`/api/v1/inboxes/${address}/messages`));
     const [message] = JSON.parse(list) as { id: string }[];
     expect(message).toBeDefined();
-    for (const path of ['', '/raw', '/otp', '/links']) await read(`GET message${path}`, await mail.call(`/api/v1/messages/${message!.id}${path}`));
+    for (const path of ['', '/raw', '/otp', '/links'])
+      await read(`GET message${path}`, await mail.call(`/api/v1/messages/${message!.id}${path}`));
     await read('GET domains', await mail.call('/api/v1/domains/'));
     // Errors: a second inbox at the same address, a bad body, a tampered JWT, a key sent as Bearer, both at once.
-    await read('POST inboxes conflict', await mail.call('/api/v1/inboxes', {
-      body: { domain: DOMAIN, local_part: inbox.address.split('@')[0], webhook_url: 'https://hooks.example.com/mail' },
-      headers: apiKey(key.plaintext),
-    }));
-    await read('POST api-keys bad body', await mail.call('/api/v1/api-keys', { body: { expires_in_days: 0, junk: true }, headers: apiKey(key.plaintext) }));
+    await read(
+      'POST inboxes conflict',
+      await mail.call('/api/v1/inboxes', {
+        body: { domain: DOMAIN, local_part: inbox.address.split('@')[0], webhook_url: 'https://hooks.example.com/mail' },
+        headers: apiKey(key.plaintext),
+      }),
+    );
+    await read(
+      'POST api-keys bad body',
+      await mail.call('/api/v1/api-keys', { body: { expires_in_days: 0, junk: true }, headers: apiKey(key.plaintext) }),
+    );
     await read('tampered JWT', await mail.call('/api/v1/api-keys', { headers: bearer(`${jwt.slice(0, -2)}AA`) }));
     await read('JWT with junk', await mail.call('/api/v1/api-keys', { headers: bearer(`${jwt}.x`) }));
     await read('key as Bearer', await mail.call('/api/v1/api-keys', { headers: bearer(key.plaintext) }));
     await read('both credentials', await mail.call('/api/v1/api-keys', { headers: { ...bearer(jwt), ...apiKey(key.plaintext) } }));
-    await read('altered key', await mail.call('/api/v1/api-keys', { headers: apiKey(`${key.plaintext.slice(0, -1)}${key.plaintext.endsWith('0') ? '1' : '0'}`) }));
+    await read(
+      'altered key',
+      await mail.call('/api/v1/api-keys', { headers: apiKey(`${key.plaintext.slice(0, -1)}${key.plaintext.endsWith('0') ? '1' : '0'}`) }),
+    );
     await read('low tier', await mail.call('/api/v1/api-keys', { body: {}, headers: bearer(await tokenOf('acct-secrets', 1)) }));
     // Revoked, then used.
     await read('DELETE api-key', await mail.call(`/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers: bearer(jwt) }));

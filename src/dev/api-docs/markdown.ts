@@ -88,7 +88,10 @@ function credentials(doc: OpenApiDocument): string[] {
     '',
     'An operation that names credentials takes either of these; the others take none.',
     '',
-    table(['Name', 'Sent as', 'Notes'], schemes.map(([name, s]) => [`\`${name}\``, how(s), prose(s.description)])),
+    table(
+      ['Name', 'Sent as', 'Notes'],
+      schemes.map(([name, s]) => [`\`${name}\``, how(s), prose(s.description)]),
+    ),
   ];
 }
 
@@ -156,13 +159,7 @@ function schemasSection(schemas: Record<string, Schema>): string[] {
     ...names.flatMap((name) => {
       const schema = schemas[name]!;
       const rows = fieldRows(schema);
-      return [
-        `### ${name}`,
-        '',
-        prose(schema.description),
-        '',
-        ...(rows.length ? fieldsTable(schema) : [`${typeText(schema)}`, '']),
-      ];
+      return [`### ${name}`, '', prose(schema.description), '', ...(rows.length ? fieldsTable(schema) : [`${typeText(schema)}`, ''])];
     }),
   ];
 }

@@ -54,17 +54,32 @@ function siteExplorer(endpoint: string, req: LoggedRequest, seen: Map<string, nu
       if (fault === 'malformed') return { status: 200, body: { metrics: { org_traffic: 'lots' } } };
       return {
         status: 200,
-        body: { metrics: { org_traffic: valueFor(target, 'ot', 0, 2_000_000), org_cost: valueFor(target, 'oc', 0, 90_000_000), org_keywords: valueFor(target, 'ok', 0, 80_000) } },
+        body: {
+          metrics: {
+            org_traffic: valueFor(target, 'ot', 0, 2_000_000),
+            org_cost: valueFor(target, 'oc', 0, 90_000_000),
+            org_keywords: valueFor(target, 'ok', 0, 80_000),
+          },
+        },
       };
     case 'organic-keywords':
       return {
         status: 200,
-        body: { keywords: Array.from({ length: limit }, (_, i) => ({ keyword: `${target} keyword ${i}`, volume: 1000 - i, best_position: i + 1, sum_traffic: 500 - i })) },
+        body: {
+          keywords: Array.from({ length: limit }, (_, i) => ({
+            keyword: `${target} keyword ${i}`,
+            volume: 1000 - i,
+            best_position: i + 1,
+            sum_traffic: 500 - i,
+          })),
+        },
       };
     case 'top-pages':
       return {
         status: 200,
-        body: { pages: Array.from({ length: limit }, (_, i) => ({ url: `https://${target}/page-${i}`, sum_traffic: 900 - i, keywords: 40 - i })) },
+        body: {
+          pages: Array.from({ length: limit }, (_, i) => ({ url: `https://${target}/page-${i}`, sum_traffic: 900 - i, keywords: 40 - i })),
+        },
       };
     default:
       return { status: 404, body: { error: 'unknown endpoint' } };

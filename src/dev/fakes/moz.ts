@@ -7,7 +7,8 @@ export function startMozFake(options: FakeOptions & { token: string; accessId?: 
   const seen = new Map<string, number>();
   const basic = options.accessId ? `Basic ${Buffer.from(`${options.accessId}:${options.secretKey}`).toString('base64')}` : undefined;
   return startFake((req) => {
-    if (req.method !== 'POST' || req.path !== '/v2/url_metrics') return { status: 404, body: { name: 'NotFound', message: 'no such endpoint' } };
+    if (req.method !== 'POST' || req.path !== '/v2/url_metrics')
+      return { status: 404, body: { name: 'NotFound', message: 'no such endpoint' } };
     if (req.headers['x-moz-token'] !== options.token && (!basic || req.headers.authorization !== basic)) {
       return { status: 401, body: { name: 'Unauthorized', message: 'invalid token' } };
     }
@@ -17,7 +18,8 @@ export function startMozFake(options: FakeOptions & { token: string; accessId?: 
     } catch {
       return { status: 400, body: { name: 'BadRequest', message: 'body must be JSON' } };
     }
-    if (!Array.isArray(targets) || targets.length === 0 || targets.length > 50) return { status: 400, body: { name: 'BadRequest', message: '1 to 50 targets' } };
+    if (!Array.isArray(targets) || targets.length === 0 || targets.length > 50)
+      return { status: 400, body: { name: 'BadRequest', message: '1 to 50 targets' } };
     for (const target of targets) {
       const generic = faultAnswer(faultOf(target), seen, target);
       if (generic) return generic;

@@ -22,8 +22,19 @@ export function startSeokicksFake(options: FakeOptions & { apiKey: string }): Pr
       status: 200,
       contentType: 'text/javascript; charset=utf-8',
       body: {
-        Overview: { linkpop: count('linkpop', 50_000), domainpop: count('domainpop', 5_000), ippop: count('ippop', 4_000), netpop: count('netpop', 3_000) },
-        Results: fault === 'nodata' ? [] : Array.from({ length: Math.min(results, 50) }, (_, i) => ({ UrlFrom: `https://ref${i}.example.net/page`, AnchorText: `link ${i}` })),
+        Overview: {
+          linkpop: count('linkpop', 50_000),
+          domainpop: count('domainpop', 5_000),
+          ippop: count('ippop', 4_000),
+          netpop: count('netpop', 3_000),
+        },
+        Results:
+          fault === 'nodata'
+            ? []
+            : Array.from({ length: Math.min(results, 50) }, (_, i) => ({
+                UrlFrom: `https://ref${i}.example.net/page`,
+                AnchorText: `link ${i}`,
+              })),
       },
     };
   }, options);

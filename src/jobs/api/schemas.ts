@@ -21,9 +21,7 @@ export function createJobBody(maxDomains: number) {
         description: `1 to ${maxDomains} host names; IDNs are converted to punycode, duplicates dropped`,
       }),
       job_types: Type.Array(Source, { minItems: 1, maxItems: JOB_SOURCES.length, uniqueItems: true }),
-      webhook_url: Type.Optional(
-        Nullable(Type.String({ maxLength: 2048, description: 'absolute http(s) URL called when the job ends' })),
-      ),
+      webhook_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'absolute http(s) URL called when the job ends' }))),
     },
     { additionalProperties: false },
   );
@@ -138,4 +136,14 @@ export const KeySchema = Type.Object(
 
 export const KeyListSchema = Type.Object({ keys: Type.Array(Type.Ref('Key')) }, { $id: 'KeyList' });
 
-export const JOBS_SCHEMAS = [JobSchema, JobDetailSchema, CreatedJobSchema, JobListSchema, ResultSchema, ResultsSchema, CreatedKeySchema, KeySchema, KeyListSchema];
+export const JOBS_SCHEMAS = [
+  JobSchema,
+  JobDetailSchema,
+  CreatedJobSchema,
+  JobListSchema,
+  ResultSchema,
+  ResultsSchema,
+  CreatedKeySchema,
+  KeySchema,
+  KeyListSchema,
+];

@@ -94,7 +94,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 async function deadLetters(options: EngineOptions, source: JobSource, entries: Job<TaskRange>[]): Promise<void> {
   for (const { data } of entries) {
     const failed = await withTransaction(options.pool, async (tx) => {
-      const failed = await failRange(tx, data.jobId, source, data.from, data.to, 'internal_error', 'the task could not be run: its worker failed or was lost repeatedly');
+      const failed = await failRange(
+        tx,
+        data.jobId,
+        source,
+        data.from,
+        data.to,
+        'internal_error',
+        'the task could not be run: its worker failed or was lost repeatedly',
+      );
       await endJobIfDone(tx, options.queue, data.jobId, options.publicUrl);
       return failed;
     });

@@ -9,12 +9,13 @@ import { byStatus, call, fail, isFailure, parseBody, type Failure } from './upst
 
 const Count = Type.Integer({ minimum: 0 });
 const BacklinksReply = Type.Object({
-  targets: Type.Array(
-    Type.Object({ domain_rating: Type.Number(), backlinks: Count, backlinks_dofollow: Count, refdomains: Count }),
-    { minItems: 1 },
-  ),
+  targets: Type.Array(Type.Object({ domain_rating: Type.Number(), backlinks: Count, backlinks_dofollow: Count, refdomains: Count }), {
+    minItems: 1,
+  }),
 });
-const MetricsReply = Type.Object({ metrics: Type.Object({ org_traffic: Type.Number({ minimum: 0 }), org_cost: Type.Number({ minimum: 0 }) }) });
+const MetricsReply = Type.Object({
+  metrics: Type.Object({ org_traffic: Type.Number({ minimum: 0 }), org_cost: Type.Number({ minimum: 0 }) }),
+});
 const KeywordsReply = Type.Object({ keywords: Type.Array(Type.Unknown()) });
 const PagesReply = Type.Object({ pages: Type.Array(Type.Unknown()) });
 
@@ -47,12 +48,36 @@ export function ahrefsBacklinksSource(settings: Settings, http: Outbound): Sourc
 export function ahrefsTrafficSource(settings: Settings, http: Outbound): Source {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
-    const metrics = await get(settings, http, context, 'GET', '/site-explorer/metrics', { target: domain, mode: 'subdomains' }, MetricsReply);
+    const metrics = await get(
+      settings,
+      http,
+      context,
+      'GET',
+      '/site-explorer/metrics',
+      { target: domain, mode: 'subdomains' },
+      MetricsReply,
+    );
     if (!metrics.ok) return metrics;
     const top = { target: domain, order_by: 'sum_traffic:desc', limit: '10' };
-    const keywords = await get(settings, http, context, 'GET', '/site-explorer/organic-keywords', { ...top, select: 'keyword,volume,best_position,sum_traffic' }, KeywordsReply);
+    const keywords = await get(
+      settings,
+      http,
+      context,
+      'GET',
+      '/site-explorer/organic-keywords',
+      { ...top, select: 'keyword,volume,best_position,sum_traffic' },
+      KeywordsReply,
+    );
     if (!keywords.ok) return keywords;
-    const pages = await get(settings, http, context, 'GET', '/site-explorer/top-pages', { ...top, select: 'url,sum_traffic,keywords' }, PagesReply);
+    const pages = await get(
+      settings,
+      http,
+      context,
+      'GET',
+      '/site-explorer/top-pages',
+      { ...top, select: 'url,sum_traffic,keywords' },
+      PagesReply,
+    );
     if (!pages.ok) return pages;
     const m = metrics.value.metrics;
     return {
@@ -81,7 +106,11 @@ async function get<T extends TSchema>(
   await context.permit();
   const res = await call(http, url.toString(), {
     method,
-    headers: { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${settings.apiKey}`,
+      accept: 'application/json',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
     signal: context.signal,
   });

@@ -54,7 +54,10 @@ export function mozSource(settings: Config['providers']['moz'], http: Outbound):
       return domains.map((domain, i) => {
         const r = results[i]!;
         if (!namesMatch(domain, r)) {
-          return fail('upstream_bad_response', `Moz result ${i} is for ${r.subdomain ?? r.page ?? '?'}, not ${domain}`, { request_index: i, result: r });
+          return fail('upstream_bad_response', `Moz result ${i} is for ${r.subdomain ?? r.page ?? '?'}, not ${domain}`, {
+            request_index: i,
+            result: r,
+          });
         }
         return {
           ok: true,
@@ -75,7 +78,12 @@ export function mozSource(settings: Config['providers']['moz'], http: Outbound):
 
 /** Whether a result names the target: its page, subdomain or root domain, without scheme, `www.` or slash. */
 function namesMatch(domain: string, r: { page?: string; subdomain?: string; root_domain?: string }): boolean {
-  const bare = (v: string) => v.toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+$/, '');
+  const bare = (v: string) =>
+    v
+      .toLowerCase()
+      .replace(/^https?:\/\//, '')
+      .replace(/^www\./, '')
+      .replace(/\/+$/, '');
   const want = bare(domain);
   return [r.page, r.subdomain, r.root_domain].some((v) => v !== undefined && bare(v) === want);
 }

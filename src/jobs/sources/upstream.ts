@@ -69,9 +69,11 @@ export function byStatus(res: UpstreamResponse, provider: string): Failure | und
   const said = typeof raw === 'object' && raw && 'error' in raw ? `: ${String((raw as { error: unknown }).error)}` : '';
   if (res.status >= 200 && res.status < 300) return undefined;
   if (res.status === 401) return fail('upstream_auth', `${provider} refused the credentials (401)${said}`, raw);
-  if (res.status === 402 || res.status === 403) return fail('upstream_quota', `${provider} refused the request for the plan or quota (${res.status})${said}`, raw);
+  if (res.status === 402 || res.status === 403)
+    return fail('upstream_quota', `${provider} refused the request for the plan or quota (${res.status})${said}`, raw);
   if (res.status === 404) return fail('upstream_no_data', `${provider} has no data for this domain (404)${said}`, raw);
-  if (res.status === 429) return fail('upstream_rate_limited', `${provider} is throttling requests (429)${said}`, raw, { retryAfterMs: retryAfterMs(res) });
+  if (res.status === 429)
+    return fail('upstream_rate_limited', `${provider} is throttling requests (429)${said}`, raw, { retryAfterMs: retryAfterMs(res) });
   if (res.status >= 500) return fail('upstream_unavailable', `${provider} failed (${res.status})${said}`, raw, {});
   return fail('upstream_bad_response', `${provider} answered ${res.status}${said}`, raw);
 }
@@ -86,7 +88,11 @@ export function bodyOf(text: string): unknown {
 }
 
 /** Parses and checks a JSON body against a schema; a wrong shape is `upstream_bad_response`, never zeros. */
-export function parseBody<T extends TSchema>(provider: string, text: string, schema: T): { ok: true; value: Static<T>; raw: unknown } | Failure {
+export function parseBody<T extends TSchema>(
+  provider: string,
+  text: string,
+  schema: T,
+): { ok: true; value: Static<T>; raw: unknown } | Failure {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -96,7 +102,11 @@ export function parseBody<T extends TSchema>(provider: string, text: string, sch
   const check = compiled(schema);
   if (!check.Check(raw)) {
     const first = check.Errors(raw)[0];
-    return fail('upstream_bad_response', `${provider} answered with an unexpected shape${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`, raw);
+    return fail(
+      'upstream_bad_response',
+      `${provider} answered with an unexpected shape${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`,
+      raw,
+    );
   }
   return { ok: true, value: raw as Static<T>, raw };
 }

@@ -53,7 +53,12 @@ export function waybackSource(settings: Config['providers']['wayback'], http: Ou
       const body = rows.slice(rows.length > 0 && rows[0]![0] === 'timestamp' ? 1 : 0, end);
       for (const row of body) {
         const stamp = row[0] ?? '';
-        if (!STAMP.test(stamp)) return fail('upstream_bad_response', `the Wayback Machine sent a capture without a valid timestamp (${JSON.stringify(row)})`, rows);
+        if (!STAMP.test(stamp))
+          return fail(
+            'upstream_bad_response',
+            `the Wayback Machine sent a capture without a valid timestamp (${JSON.stringify(row)})`,
+            rows,
+          );
         if (!first || stamp < first) first = stamp;
         if (!last || stamp > last) last = stamp;
         if (captures.length < RAW_CAPTURES) captures.push(row);

@@ -43,9 +43,13 @@ export function accountInboxesRoutes(deps: MailAppDeps, requireTier: (tier: numb
         if (urlProblem) issues.push({ path: '/webhook_url', location: 'body', message: urlProblem });
         if (!domain || issues.length) throw invalid(issues);
         if (account.tier < domain.tierRequired) {
-          throw new Problem('tier_required', `${domain.name} needs an account of ${tierName(domain.tierRequired)} or higher; this account has tier ${account.tier}`, {
-            extra: { required_tier: domain.tierRequired },
-          });
+          throw new Problem(
+            'tier_required',
+            `${domain.name} needs an account of ${tierName(domain.tierRequired)} or higher; this account has tier ${account.tier}`,
+            {
+              extra: { required_tier: domain.tierRequired },
+            },
+          );
         }
         // Kept as is, unlike API keys: every webhook is signed with it (HMAC needs the secret itself).
         const webhookSecret = webhookUrl === null ? null : randomBytes(24).toString('hex');

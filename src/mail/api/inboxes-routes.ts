@@ -3,7 +3,17 @@
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { lookupName } from '../addresses.ts';
-import { clearInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, listMessagesJson, markAllRead, type InboxRow } from '../store.ts';
+import {
+  clearInbox,
+  domainFor,
+  inboxByAddress,
+  inboxStats,
+  insertInbox,
+  listDomains,
+  listMessagesJson,
+  markAllRead,
+  type InboxRow,
+} from '../store.ts';
 import type { MailAppDeps } from './app.ts';
 import { namedDomain, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
 import { AddressParams, DEFAULT_LIST_SIZE, GenerateBody, ListQuery } from './schemas.ts';
@@ -58,7 +68,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
 
     app.get(
       '/api/v1/inboxes/:address',
-      { schema: { tags: TAGS, summary: 'An inbox with its counters', params: AddressParams, response: { 200: { $ref: 'Inbox' }, ...problemResponses(400, 404) } } },
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'An inbox with its counters',
+          params: AddressParams,
+          response: { 200: { $ref: 'Inbox' }, ...problemResponses(400, 404) },
+        },
+      },
       async (request) => {
         const address = lookupName(request.params.address);
         const inbox = await inboxByAddress(deps.pool, address);
@@ -69,7 +86,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
 
     app.get(
       '/api/v1/inboxes/:address/stats',
-      { schema: { tags: TAGS, summary: "An inbox's aggregate counters", params: AddressParams, response: { 200: { $ref: 'InboxStats' }, ...problemResponses(400, 404) } } },
+      {
+        schema: {
+          tags: TAGS,
+          summary: "An inbox's aggregate counters",
+          params: AddressParams,
+          response: { 200: { $ref: 'InboxStats' }, ...problemResponses(400, 404) },
+        },
+      },
       async (request) => {
         const address = lookupName(request.params.address);
         const stats = await inboxStats(deps.pool, address);
@@ -108,7 +132,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
 
     app.post(
       '/api/v1/inboxes/:address/mark-all-read',
-      { schema: { tags: TAGS, summary: 'Mark every message of the inbox read', params: AddressParams, response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) } } },
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Mark every message of the inbox read',
+          params: AddressParams,
+          response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) },
+        },
+      },
       async (request, reply) => {
         const address = lookupName(request.params.address);
         if (!(await markAllRead(deps.pool, address))) throw notFound(address);
@@ -118,7 +149,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
 
     app.post(
       '/api/v1/inboxes/:address/clear',
-      { schema: { tags: TAGS, summary: 'Delete every message of the inbox; the address stays', params: AddressParams, response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) } } },
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Delete every message of the inbox; the address stays',
+          params: AddressParams,
+          response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) },
+        },
+      },
       async (request, reply) => {
         const address = lookupName(request.params.address);
         if (!(await clearInbox(deps.pool, address))) throw notFound(address);

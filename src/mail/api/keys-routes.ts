@@ -78,7 +78,8 @@ export function keysRoutes(deps: MailAppDeps, requireTier: (tier: number) => onR
       async (request, reply) => {
         const { id } = request.params;
         const { accountId } = accountOf(request);
-        if (!(isUuid(id) && (await revokeApiKey(deps.pool, accountId, id.toLowerCase())))) throw new Problem('not_found', `no API key ${id}`);
+        if (!(isUuid(id) && (await revokeApiKey(deps.pool, accountId, id.toLowerCase()))))
+          throw new Problem('not_found', `no API key ${id}`);
         return reply.code(204).send(null);
       },
     );

@@ -34,7 +34,14 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
   return async (app) => {
     app.get(
       '/api/v1/messages/:id',
-      { schema: { tags: TAGS, summary: 'A whole message; marks it read', params: IdParams, response: { 200: { $ref: 'Message' }, ...problemResponses(400, 404) } } },
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'A whole message; marks it read',
+          params: IdParams,
+          response: { 200: { $ref: 'Message' }, ...problemResponses(400, 404) },
+        },
+      },
       async (request) => {
         const { id } = request.params;
         const message = isUuid(id) ? await readMessage(deps.pool, id.toLowerCase()) : undefined;
@@ -51,7 +58,10 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
           summary: 'The message exactly as received',
           params: IdParams,
           response: {
-            200: { description: 'the raw bytes', content: { 'application/rfc822': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } } },
+            200: {
+              description: 'the raw bytes',
+              content: { 'application/rfc822': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+            },
             ...problemResponses(400, 404),
           },
         },
@@ -60,10 +70,7 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
         const { id } = request.params;
         const raw = isUuid(id) ? await rawMessage(deps.pool, id.toLowerCase()) : undefined;
         if (!raw) throw notFound(id);
-        return reply
-          .type('application/rfc822')
-          .header('content-disposition', `attachment; filename="${id.toLowerCase()}.eml"`)
-          .send(raw);
+        return reply.type('application/rfc822').header('content-disposition', `attachment; filename="${id.toLowerCase()}.eml"`).send(raw);
       },
     );
 
@@ -102,7 +109,14 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
 
     app.delete(
       '/api/v1/messages/:id',
-      { schema: { tags: TAGS, summary: 'Delete a message', params: IdParams, response: { 204: { description: 'deleted', type: 'null' }, ...problemResponses(400, 404) } } },
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Delete a message',
+          params: IdParams,
+          response: { 204: { description: 'deleted', type: 'null' }, ...problemResponses(400, 404) },
+        },
+      },
       async (request, reply) => {
         const { id } = request.params;
         if (!(isUuid(id) && (await deleteMessage(deps.pool, id.toLowerCase())))) throw notFound(id);

@@ -13,7 +13,11 @@ export function namedDomain(db: Queryable, name: string): Promise<DomainRow | un
 }
 
 export function unknownDomain(name: string): ValidationIssue {
-  return { path: '/domain', location: 'body', message: `${JSON.stringify(name)} is not a domain of this service (see GET /api/v1/domains/)` };
+  return {
+    path: '/domain',
+    location: 'body',
+    message: `${JSON.stringify(name)} is not a domain of this service (see GET /api/v1/domains/)`,
+  };
 }
 
 /** The normalised local part asked for (undefined when none was), or the issue naming /local_part. */

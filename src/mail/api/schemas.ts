@@ -17,7 +17,9 @@ export const DomainListSchema = Type.Object({ domains: Type.Array(Type.Ref('Doma
 export const GenerateBody = Type.Object(
   {
     domain: Type.Optional(Type.String({ maxLength: 253, description: 'one of GET /api/v1/domains/; the first public one when omitted' })),
-    local_part: Type.Optional(Type.String({ maxLength: 320, description: 'lower-cased dot-atom of 1 to 64 characters; random (10 of [a-z0-9]) when omitted' })),
+    local_part: Type.Optional(
+      Type.String({ maxLength: 320, description: 'lower-cased dot-atom of 1 to 64 characters; random (10 of [a-z0-9]) when omitted' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -72,9 +74,7 @@ export const MessageSchema = Type.Object(
     body_text: Nullable(Type.String()),
     body_html: Nullable(Type.String()),
     links: Type.Array(Type.Object({ index: Type.Integer(), url: Type.String() })),
-    attachments: Type.Array(
-      Type.Object({ filename: Nullable(Type.String()), size: Type.Integer(), content_type: Type.String() }),
-    ),
+    attachments: Type.Array(Type.Object({ filename: Nullable(Type.String()), size: Type.Integer(), content_type: Type.String() })),
     otp_detected: Nullable(Type.String()),
     headers: Type.Record(Type.String(), Type.String(), { description: 'lower-cased names; repeated headers joined with \\n' }),
   },
@@ -119,7 +119,8 @@ export const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [
  * A value or null as one JSON Schema type list: a wrong value then gets one error, where a union would report
  * one per branch ("must be >= 60", "must be null", "must match a schema in anyOf").
  */
-const OrNull = <T extends TSchema & { type: string }>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+const OrNull = <T extends TSchema & { type: string }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 const Label = OrNull(Type.String({ maxLength: 200 }));
 
 export const CreateApiKeyBody = Type.Object(
@@ -155,7 +156,10 @@ export const ApiKeyListSchema = Type.Array(Type.Ref('ApiKey'), { $id: 'ApiKeyLis
 
 export const CreateInboxBody = Type.Object(
   {
-    domain: Type.String({ maxLength: 253, description: 'one of GET /api/v1/domains/, private ones included; its tier_required ≤ the account tier' }),
+    domain: Type.String({
+      maxLength: 253,
+      description: 'one of GET /api/v1/domains/, private ones included; its tier_required ≤ the account tier',
+    }),
     local_part: Type.Optional(Type.String({ maxLength: 320, description: 'as for generate; random when omitted' })),
     label: Type.Optional(Label),
     ttl_seconds: Type.Optional(
@@ -176,4 +180,18 @@ export const CreatedInboxSchema = Type.Object(
   { $id: 'CreatedInbox' },
 );
 
-export const MAIL_SCHEMAS = [DomainSchema, DomainListSchema, InboxSchema, InboxStatsSchema, MessageSummarySchema, MessageListSchema, MessageSchema, MessageOtpSchema, MessageLinksSchema, CreatedApiKeySchema, ApiKeySchema, ApiKeyListSchema, CreatedInboxSchema];
+export const MAIL_SCHEMAS = [
+  DomainSchema,
+  DomainListSchema,
+  InboxSchema,
+  InboxStatsSchema,
+  MessageSummarySchema,
+  MessageListSchema,
+  MessageSchema,
+  MessageOtpSchema,
+  MessageLinksSchema,
+  CreatedApiKeySchema,
+  ApiKeySchema,
+  ApiKeyListSchema,
+  CreatedInboxSchema,
+];

@@ -20,7 +20,10 @@ export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
             'Events: `connected` {address}; `message` {type: "new_message", id, from, subject, has_otp} with `id:` the message id; ' +
             '`ping` {ts} every MAIL_SSE_PING_SECONDS. Send `Last-Event-ID` to receive first the messages stored after that one.',
           params: AddressParams,
-          response: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...problemResponses(404) },
+          response: {
+            200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            ...problemResponses(404),
+          },
         },
       },
       async (request, reply) => {

@@ -2,6 +2,7 @@
 // words of other numbers (orders, money, phones, places, promotions), qualifiers that make a code word name
 // another kind of code, and words of meetings. Generic language only: never a sender, a brand or a phrase of
 // one corpus.
+// biome-ignore-all format: the word lists read best packed by language, as written
 
 // Words that say "here is a code": stems matched inside compounds (Bestätigungscode, verificatiecode, kodu).
 export const CODE_WORDS = words(

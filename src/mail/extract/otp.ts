@@ -37,7 +37,10 @@ export function detectOtp(input: OtpInput): string | null {
   const segments: (() => { text: string; subject: boolean } | undefined)[] = [
     () => ({ text: normalise(input.subject), subject: true }),
     () => (input.text ? { text: normalise(input.text), subject: false } : undefined),
-    () => (input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html)) ? { text: normalise(htmlText(input.html)), subject: false } : undefined),
+    () =>
+      input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html))
+        ? { text: normalise(htmlText(input.html)), subject: false }
+        : undefined,
   ];
 
   let best: Candidate | undefined;
@@ -146,7 +149,13 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
   // A date written with dashes or spaces (2026-01-19, 19-01-2026) is not a code in groups.
   if (isDate(groups)) return [];
   // Two to four groups of 2–4 digits with one kind of separator: 123 456, 12-34-56, 81 27 45 90.
-  if (groups.length <= 4 && groups.every((g) => g.length >= 2 && g.length <= 4) && digits.length >= 4 && digits.length <= 8 && separators.size === 1) {
+  if (
+    groups.length <= 4 &&
+    groups.every((g) => g.length >= 2 && g.length <= 4) &&
+    digits.length >= 4 &&
+    digits.length <= 8 &&
+    separators.size === 1
+  ) {
     return [{ code: digits, kind: 'split', start, end }];
   }
   // Anything longer is a phone number, an account, an ID: none of its groups is a code on its own either.
@@ -248,7 +257,11 @@ const HTML_OPTIONS = {
   wordwrap: false as const,
   formatters: {
     // Table cells side by side stay on one line, a space apart (a code split across cells reads 4 8 2 9 1 3).
-    cell: (elem: { children: unknown[] }, walk: (nodes: unknown[], builder: unknown) => void, builder: { addInline(text: string): void }) => {
+    cell: (
+      elem: { children: unknown[] },
+      walk: (nodes: unknown[], builder: unknown) => void,
+      builder: { addInline(text: string): void },
+    ) => {
       walk(elem.children, builder);
       builder.addInline('\u2002');
     },
@@ -276,12 +289,14 @@ function htmlText(html: string): string {
 
 /** Full-width digits and letters to ASCII, every space alike, invisible characters and links out (their digits are not codes). */
 function normalise(text: string): string {
-  return text
-    .normalize('NFC')
-    // Full-width digits and Latin letters (common in Japanese and Chinese mail) as ASCII; full-width
-    // punctuation stays, so that `，` after a code is not read as a decimal comma.
-    .replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
-    .replace(/https?:\/\/\S+|www\.\S+|(?<!\S)[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
-    .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
-    .replace(/[^\S\n]+/g, ' ');
+  return (
+    text
+      .normalize('NFC')
+      // Full-width digits and Latin letters (common in Japanese and Chinese mail) as ASCII; full-width
+      // punctuation stays, so that `，` after a code is not read as a decimal comma.
+      .replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+      .replace(/https?:\/\/\S+|www\.\S+|(?<!\S)[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
+      .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
+      .replace(/[^\S\n]+/g, ' ')
+  );
 }

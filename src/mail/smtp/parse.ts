@@ -5,7 +5,10 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import type { NewMessage } from '../store.ts';
 
 /** The fields of a stored message that come from its bytes. */
-export type ParsedMessage = Pick<NewMessage, 'fromAddress' | 'subject' | 'bodyText' | 'bodyHtml' | 'headers' | 'attachments' | 'parseError'>;
+export type ParsedMessage = Pick<
+  NewMessage,
+  'fromAddress' | 'subject' | 'bodyText' | 'bodyHtml' | 'headers' | 'attachments' | 'parseError'
+>;
 
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   let mail: ParsedMail;

@@ -87,10 +87,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   app.addHook('preParsing', refuseOversizedBody);
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     countRequest(options.service ?? 'http', request, reply);
   });
 

@@ -1,7 +1,15 @@
 // Turns every error a request can meet (ours, Fastify's, a validator's, a bug) into a problem response.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE, Problem, problemBody, type ProblemBody, type ProblemCode, type ValidationIssue } from './problem.ts';
+import {
+  PROBLEM_CODES,
+  PROBLEM_CONTENT_TYPE,
+  Problem,
+  problemBody,
+  type ProblemBody,
+  type ProblemCode,
+  type ValidationIssue,
+} from './problem.ts';
 
 // Fastify's own 4xx errors, by code, mapped onto our closed list.
 const FASTIFY_CODES: Record<string, { code: ProblemCode; detail: string }> = {
@@ -82,7 +90,7 @@ function issuesFromAjv(errors: ErrorObject[], location: ValidationIssue['locatio
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    if (e.keyword === 'const' || (e.keyword === 'if')) continue;
+    if (e.keyword === 'const' || e.keyword === 'if') continue;
     let path = e.instancePath;
     let message = e.message ?? 'is invalid';
     switch (e.keyword) {

@@ -64,11 +64,7 @@ export class Problem extends Error {
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
 
-  constructor(
-    code: ProblemCode,
-    detail: string,
-    options: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: ProblemCode, detail: string, options: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {}) {
     super(detail);
     this.name = 'Problem';
     this.code = code;

@@ -50,7 +50,8 @@ export function isMetricsClientAllowed(access: MetricsAccess, peer: string | und
 }
 
 function isListed(access: Extract<MetricsAccess, { mode: 'listed' }>, address: Address): boolean {
-  const ip = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
+  const ip =
+    address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
   if (access.private && (ip.kind() === 'ipv4' ? PRIVATE_V4 : PRIVATE_V6).has(ip.range())) return true;
   return access.ranges.some(([network, bits]) => network.kind() === ip.kind() && ip.match(network, bits));
 }

@@ -118,7 +118,15 @@ export function createOutbound(options: OutboundOptions): Outbound {
             throw new OutboundError('too_many_redirects', `more than ${init.maxRedirects} redirects`, chain);
           }
           const { bytes, truncated } = await readCapped(response.body, init.maxBodyBytes ?? MAX_BODY_BYTES);
-          return { status: response.statusCode, headers: response.headers, body: bytes, truncated, url: url.toString(), chain, firstByteMs };
+          return {
+            status: response.statusCode,
+            headers: response.headers,
+            body: bytes,
+            truncated,
+            url: url.toString(),
+            chain,
+            firstByteMs,
+          };
         }
       } catch (err) {
         throw classify(err, chain, signal);
@@ -201,11 +209,17 @@ function classify(err: unknown, chain: RedirectHop[], signal: AbortSignal): Outb
   while (e && !seen.has(e)) {
     seen.add(e);
     const code = e.code ?? '';
-    if (e instanceof RefusedAddress || code === 'ERR_ADDRESS_REFUSED') return new OutboundError('refused_address', e.message ?? 'refused', chain);
+    if (e instanceof RefusedAddress || code === 'ERR_ADDRESS_REFUSED')
+      return new OutboundError('refused_address', e.message ?? 'refused', chain);
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA') {
       return new OutboundError('dns', `name not resolved (${code})`, chain);
     }
-    if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || e.name === 'TimeoutError') {
+    if (
+      code === 'UND_ERR_CONNECT_TIMEOUT' ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      e.name === 'TimeoutError'
+    ) {
       return new OutboundError('timeout', 'timed out', chain);
     }
     if (TLS_CODE.test(code)) return new OutboundError('tls', `TLS failed (${code})`, chain);

@@ -18,7 +18,8 @@ export function normaliseDomain(input: string): Normalised {
   if (/[/?#\\]/.test(value)) return refuse('contains a path or query; send the host name alone, e.g. example.com');
   if (value.startsWith('[') || isIP(value) !== 0) return refuse('is an IP address; only host names are accepted');
   if (value.includes(':')) return refuse('contains a port; send the host name alone, e.g. example.com');
-  if (/[\s@%*_]/.test(value)) return refuse(`contains a character not allowed in host names (${JSON.stringify(value.match(/[\s@%*_]/)?.[0])})`);
+  if (/[\s@%*_]/.test(value))
+    return refuse(`contains a character not allowed in host names (${JSON.stringify(value.match(/[\s@%*_]/)?.[0])})`);
 
   let ascii = domainToASCII(value.toLowerCase());
   if (ascii === '') return refuse('is not a valid host name');
@@ -30,7 +31,9 @@ export function normaliseDomain(input: string): Normalised {
   for (const label of labels) {
     if (label === '') return refuse('has an empty label (two dots in a row, or a leading dot)');
     if (!LABEL.test(label)) {
-      return refuse(`has an invalid label "${label}": letters, digits and hyphens, 1 to 63 characters, not starting or ending with a hyphen`);
+      return refuse(
+        `has an invalid label "${label}": letters, digits and hyphens, 1 to 63 characters, not starting or ending with a hyphen`,
+      );
     }
   }
   if (/^[0-9]+$/.test(labels.at(-1) ?? '')) return refuse('has an all-numeric top-level label');

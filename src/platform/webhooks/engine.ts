@@ -98,7 +98,10 @@ async function attemptBatch(
   services: Map<string, WebhookService>,
   options: DeliveryWorkerOptions,
 ): Promise<JobResult[]> {
-  const rows = await deliveriesByIds(options.pool, jobs.map((j) => j.data.deliveryId));
+  const rows = await deliveriesByIds(
+    options.pool,
+    jobs.map((j) => j.data.deliveryId),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const secrets = await resolveAll(rows, services, options.pool);
   return Promise.all(
@@ -129,7 +132,12 @@ async function resolveAll(rows: DeliveryRow[], services: Map<string, WebhookServ
   return secrets;
 }
 
-async function attempt(row: DeliveryRow, service: WebhookService | undefined, secrets: Map<string, string>, options: DeliveryWorkerOptions) {
+async function attempt(
+  row: DeliveryRow,
+  service: WebhookService | undefined,
+  secrets: Map<string, string>,
+  options: DeliveryWorkerOptions,
+) {
   const secret = secrets.get(`${row.service}:${row.secretRef}`);
   if (!service || secret === undefined) {
     options.log.warn({ deliveryId: row.id, service: row.service }, 'delivery dropped: no signing secret');
@@ -152,7 +160,12 @@ async function attempt(row: DeliveryRow, service: WebhookService | undefined, se
   let error: string | null = null;
   let outcome: AttemptOutcome;
   try {
-    const res = await options.outbound.request(row.url, { method: 'POST', headers, body: row.body, timeoutMs: options.attemptTimeoutMs ?? 10_000 });
+    const res = await options.outbound.request(row.url, {
+      method: 'POST',
+      headers,
+      body: row.body,
+      timeoutMs: options.attemptTimeoutMs ?? 10_000,
+    });
     statusCode = res.status;
     outcome = res.status >= 200 && res.status < 300 ? 'delivered' : res.status >= 500 ? 'retry' : 'dropped';
   } catch (err) {
@@ -165,7 +178,16 @@ async function attempt(row: DeliveryRow, service: WebhookService | undefined, se
   const durationMs = Math.round(performance.now() - started);
   const nextAttemptAt = outcome === 'retry' ? new Date(Date.now() + delay!) : null;
   const recorded = await withTransaction(options.pool, async (tx) => {
-    const recorded = await recordAttempt(tx, { deliveryId: row.id, attempt: number, startedAt, durationMs, statusCode, error, outcome, nextAttemptAt });
+    const recorded = await recordAttempt(tx, {
+      deliveryId: row.id,
+      attempt: number,
+      startedAt,
+      durationMs,
+      statusCode,
+      error,
+      outcome,
+      nextAttemptAt,
+    });
     if (recorded && nextAttemptAt) {
       const next: AttemptJob = { deliveryId: row.id, attempt: number + 1 };
       await options.queue.send(DELIVERY_QUEUE, next, { db: inTransaction(tx), startAfter: nextAttemptAt });

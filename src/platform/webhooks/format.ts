@@ -17,6 +17,10 @@ export function formatDeliveryLog(rows: LogRow[]): string {
     r.duration_ms === null ? '-' : String(r.duration_ms),
   ]);
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...table.map((row) => row[i]!.length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(COLUMNS), ...table.map(line)].join('\n') + '\n';
 }

@@ -21,7 +21,9 @@ beforeAll(async () => {
   jobId = ((await res.json()) as { job_id: string }).job_id;
 });
 afterAll(async () => {
-  console.log(`fuzz: ${[...statuses.values()].reduce((a, b) => a + b, 0)} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+  console.log(
+    `fuzz: ${[...statuses.values()].reduce((a, b) => a + b, 0)} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+  );
   await api.close();
   await db.pool.end();
 });
@@ -77,8 +79,14 @@ const run = (numRuns: number) => ({ numRuns, endOnFailure: true });
 
 describe('fuzz: no request gets a 5xx', () => {
   it('POST /v1/jobs with 400 shaped bodies and 200 arbitrary JSON values', async () => {
-    await fc.assert(fc.asyncProperty(jobBody, async (body) => answersWell(await send('POST', '/v1/jobs', JSON.stringify(body)))), run(400));
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (body) => answersWell(await send('POST', '/v1/jobs', JSON.stringify(body)))), run(200));
+    await fc.assert(
+      fc.asyncProperty(jobBody, async (body) => answersWell(await send('POST', '/v1/jobs', JSON.stringify(body)))),
+      run(400),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => answersWell(await send('POST', '/v1/jobs', JSON.stringify(body)))),
+      run(200),
+    );
   });
 
   it('POST /v1/jobs and /v1/keys with 100 raw bodies that are mostly not JSON', async () => {
@@ -91,16 +99,28 @@ describe('fuzz: no request gets a 5xx', () => {
   });
 
   it('POST /v1/keys with 150 generated bodies', async () => {
-    await fc.assert(fc.asyncProperty(keyBody, async (body) => answersWell(await send('POST', '/v1/keys', JSON.stringify(body)))), run(150));
+    await fc.assert(
+      fc.asyncProperty(keyBody, async (body) => answersWell(await send('POST', '/v1/keys', JSON.stringify(body)))),
+      run(150),
+    );
   });
 
   it('GET /v1/jobs with 250 generated query strings', async () => {
     const query = fc.oneof(
-      fc.dictionary(fc.constantFrom('limit', 'cursor', 'x', 'limit[]'), fc.oneof(fc.string(), fc.integer().map(String), fc.uuid().map(String))),
+      fc.dictionary(
+        fc.constantFrom('limit', 'cursor', 'x', 'limit[]'),
+        fc.oneof(fc.string(), fc.integer().map(String), fc.uuid().map(String)),
+      ),
       fc.dictionary(fc.string(), fc.string()),
     );
-    await fc.assert(fc.asyncProperty(query, async (q) => answersWell(await send('GET', `/v1/jobs?${new URLSearchParams(q)}`))), run(200));
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary' }), async (q) => answersWell(await send('GET', `/v1/jobs?${encodeURI(q)}`))), run(50));
+    await fc.assert(
+      fc.asyncProperty(query, async (q) => answersWell(await send('GET', `/v1/jobs?${new URLSearchParams(q)}`))),
+      run(200),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary' }), async (q) => answersWell(await send('GET', `/v1/jobs?${encodeURI(q)}`))),
+      run(50),
+    );
   });
 
   it('200 generated path ids and Accept headers on read, results, cancel and key revocation', async () => {

@@ -18,7 +18,8 @@ beforeAll(async () => {
   alice = client(api.url, await tokenFor(db, 'alice'));
   bob = client(api.url, await tokenFor(db, 'bob'));
   const create = async (as: typeof alice) =>
-    ((await (await as('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping', 'moz'] } })).json()) as { job_id: string }).job_id;
+    ((await (await as('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping', 'moz'] } })).json()) as { job_id: string })
+      .job_id;
   aliceJob = await create(alice);
   bobJob = await create(bob);
 });

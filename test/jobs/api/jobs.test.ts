@@ -61,7 +61,9 @@ describe('POST /v1/jobs', () => {
     expect(job.job_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(job.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-    const { rows } = await db.pool.query('SELECT position, domain, source, state FROM tasks WHERE job_id = $1 ORDER BY position, source', [job.job_id]);
+    const { rows } = await db.pool.query('SELECT position, domain, source, state FROM tasks WHERE job_id = $1 ORDER BY position, source', [
+      job.job_id,
+    ]);
     expect(rows).toHaveLength(50);
     expect(rows[0]).toEqual({ position: 0, domain: 'd0.example.com', source: 'moz', state: 'queued' });
     expect(rows[49]).toEqual({ position: 24, domain: 'd24.example.com', source: 'ping', state: 'queued' });
@@ -82,7 +84,10 @@ describe('POST /v1/jobs', () => {
 
   it('a 1,000 × 6 job makes 6,000 task rows and a few queue entries per source', async () => {
     const sources = ['seokicks', 'moz', 'ahrefs_backlinks', 'ahrefs_traffic', 'wayback', 'ping'];
-    const job = await create(Array.from({ length: 1000 }, (_, i) => `site-${i}.example.net`), sources);
+    const job = await create(
+      Array.from({ length: 1000 }, (_, i) => `site-${i}.example.net`),
+      sources,
+    );
     expect(job.progress.total).toBe(6000);
     const count = await db.pool.query('SELECT count(*)::int AS n FROM tasks WHERE job_id = $1', [job.job_id]);
     expect(count.rows[0].n).toBe(6000);
@@ -104,7 +109,18 @@ describe('GET /v1/jobs/{id}', () => {
     expect(read.progress).toEqual({ total: 4, succeeded: 2, failed: 1, pending: 1 });
     expect(read.domains).toEqual(['a.example', 'b.example']);
     expect(Object.keys(read).sort()).toEqual(
-      ['created_at', 'domain_count', 'domains', 'finished_at', 'job_id', 'job_types', 'progress', 'started_at', 'status', 'webhook_url'].sort(),
+      [
+        'created_at',
+        'domain_count',
+        'domains',
+        'finished_at',
+        'job_id',
+        'job_types',
+        'progress',
+        'started_at',
+        'status',
+        'webhook_url',
+      ].sort(),
     );
   });
 });
@@ -121,7 +137,10 @@ describe('GET /v1/jobs (keyset pagination)', () => {
     await db.pool.query(`UPDATE jobs SET created_at = '2026-01-01T00:00:00.123Z' WHERE id = ANY ($1)`, [ids]);
     await db.pool.query(`UPDATE jobs SET created_at = '2026-02-01T00:00:00Z' WHERE id = $1`, [ids[5]]);
     await db.pool.query(`UPDATE jobs SET created_at = '2025-12-01T00:00:00Z' WHERE id = $1`, [ids[40]]);
-    const tied = ids.filter((id) => id !== ids[5] && id !== ids[40]).sort().reverse();
+    const tied = ids
+      .filter((id) => id !== ids[5] && id !== ids[40])
+      .sort()
+      .reverse();
     const expected = [ids[5], ...tied, ids[40]];
 
     const seen: string[] = [];

@@ -63,7 +63,8 @@ describe('GET /v1/keys', () => {
   it('last_used_at is recorded on use, and not rewritten on every request', async () => {
     const key = await makeKey(t.db.pool, 'keys-c', 'used', ['keys:read', 'jobs:read']);
     const call = client(t.api.url, key.token);
-    const lastUsed = async () => (await t.db.pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [key.id])).rows[0].last_used_at as Date | null;
+    const lastUsed = async () =>
+      (await t.db.pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [key.id])).rows[0].last_used_at as Date | null;
     expect(await lastUsed()).toBeNull();
     await (await call('/v1/jobs')).arrayBuffer();
     await expect.poll(lastUsed).not.toBeNull();

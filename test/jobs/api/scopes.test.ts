@@ -14,7 +14,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   api = await startJobsApi(db);
   const admin = client(api.url, await tokenFor(db, 'matrix'));
-  jobId = ((await (await admin('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping'] } })).json()) as { job_id: string }).job_id;
+  jobId = ((await (await admin('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping'] } })).json()) as { job_id: string })
+    .job_id;
 });
 afterAll(async () => {
   await api.close();
@@ -37,12 +38,22 @@ const request = (method: string, path: string, extra: { 'content-type'?: string;
 };
 
 const ENDPOINTS: Endpoint[] = [
-  { name: 'POST /v1/jobs', scope: 'jobs:create', ok: 201, call: async () => request('POST', '/v1/jobs', body({ domains: ['example.org'], job_types: ['moz'] })) },
+  {
+    name: 'POST /v1/jobs',
+    scope: 'jobs:create',
+    ok: 201,
+    call: async () => request('POST', '/v1/jobs', body({ domains: ['example.org'], job_types: ['moz'] })),
+  },
   { name: 'GET /v1/jobs', scope: 'jobs:read', ok: 200, call: async () => request('GET', '/v1/jobs') },
   { name: 'GET /v1/jobs/{id}', scope: 'jobs:read', ok: 200, call: async () => request('GET', `/v1/jobs/${jobId}`) },
   { name: 'GET /v1/jobs/{id}/results', scope: 'jobs:read', ok: 200, call: async () => request('GET', `/v1/jobs/${jobId}/results`) },
   { name: 'DELETE /v1/jobs/{id}', scope: 'jobs:create', ok: 200, call: async () => request('DELETE', `/v1/jobs/${jobId}`) },
-  { name: 'POST /v1/keys', scope: 'keys:admin', ok: 201, call: async () => request('POST', '/v1/keys', body({ name: 'k', scopes: ['jobs:read'] })) },
+  {
+    name: 'POST /v1/keys',
+    scope: 'keys:admin',
+    ok: 201,
+    call: async () => request('POST', '/v1/keys', body({ name: 'k', scopes: ['jobs:read'] })),
+  },
   { name: 'GET /v1/keys', scope: 'keys:read', ok: 200, call: async () => request('GET', '/v1/keys') },
   {
     name: 'DELETE /v1/keys/{id}',

@@ -38,7 +38,12 @@ describe('POST /v1/jobs: domains', () => {
     ['missing', { job_types: ['ping'] }, '/domains', /is required/],
     ['not an array', { domains: 'example.com', job_types: ['ping'] }, '/domains', /must be array/],
     ['empty', { domains: [], job_types: ['ping'] }, '/domains', /fewer than 1/],
-    ['over JOBS_MAX_DOMAINS (5 here)', { domains: ['a.com', 'b.com', 'c.com', 'd.com', 'e.com', 'f.com'], job_types: ['ping'] }, '/domains', /more than 5/],
+    [
+      'over JOBS_MAX_DOMAINS (5 here)',
+      { domains: ['a.com', 'b.com', 'c.com', 'd.com', 'e.com', 'f.com'], job_types: ['ping'] },
+      '/domains',
+      /more than 5/,
+    ],
     ['a non-string entry', { domains: ['a.com', 7], job_types: ['ping'] }, '/domains/1', /must be string/],
   ])('%s → 400', async (_what, body, path, message) => {
     await expectInvalid(await call('/v1/jobs', { body }), path, message);
@@ -84,7 +89,12 @@ describe('POST /v1/jobs: job_types, webhook_url, body', () => {
   it.each([
     ['missing', { domains: ['a.com'] }, '/job_types', /is required/],
     ['empty', { domains: ['a.com'], job_types: [] }, '/job_types', /fewer than 1/],
-    ['unknown, listing the allowed values', { domains: ['a.com'], job_types: ['ping', 'pagerank'] }, '/job_types/1', /seokicks.*moz.*ahrefs_backlinks.*ahrefs_traffic.*wayback.*ping/],
+    [
+      'unknown, listing the allowed values',
+      { domains: ['a.com'], job_types: ['ping', 'pagerank'] },
+      '/job_types/1',
+      /seokicks.*moz.*ahrefs_backlinks.*ahrefs_traffic.*wayback.*ping/,
+    ],
     ['repeated', { domains: ['a.com'], job_types: ['ping', 'ping'] }, '/job_types', /duplicate/],
     ['not strings', { domains: ['a.com'], job_types: [1] }, '/job_types/0', /must be one of/],
   ])('job_types %s → 400', async (_what, body, path, message) => {
@@ -105,7 +115,9 @@ describe('POST /v1/jobs: job_types, webhook_url, body', () => {
   });
 
   it('an accepted webhook_url gets a 64-hex secret once; none without one', async () => {
-    const withHook = (await (await call('/v1/jobs', { body: { ...ok, webhook_url: 'https://hooks.example.com/done?x=1' } })).json()) as Record<string, unknown>;
+    const withHook = (await (
+      await call('/v1/jobs', { body: { ...ok, webhook_url: 'https://hooks.example.com/done?x=1' } })
+    ).json()) as Record<string, unknown>;
     expect(withHook.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
     expect(withHook.webhook_url).toBe('https://hooks.example.com/done?x=1');
     const read = (await (await call(`/v1/jobs/${withHook.job_id}`)).json()) as Record<string, unknown>;

@@ -31,7 +31,9 @@ describe('DELETE /v1/jobs/{id} during a run', () => {
   it('pauses the job: no upstream request starts after it, finished rows stay, no callback', async () => {
     const call = client(api.url, await tokenFor(db, 'acme'));
     const domains = Array.from({ length: 20 }, (_, i) => `c${i}.example`);
-    const { job_id: id } = (await (await call('/v1/jobs', { body: { domains, job_types: ['ping'], webhook_url: `${receiver.url}/cb` } })).json()) as {
+    const { job_id: id } = (await (
+      await call('/v1/jobs', { body: { domains, job_types: ['ping'], webhook_url: `${receiver.url}/cb` } })
+    ).json()) as {
       job_id: string;
     };
     await expect.poll(() => sites.requests.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
@@ -49,7 +51,11 @@ describe('DELETE /v1/jobs/{id} during a run', () => {
     const requested = new Set(sites.requests.map((r) => r.host));
     expect(requested.size).toBeLessThan(20);
 
-    const job = (await (await call(`/v1/jobs/${id}`)).json()) as { status: string; finished_at: string | null; progress: Record<string, number> };
+    const job = (await (await call(`/v1/jobs/${id}`)).json()) as {
+      status: string;
+      finished_at: string | null;
+      progress: Record<string, number>;
+    };
     expect(job.status).toBe('paused');
     expect(job.finished_at).toBeNull();
     // Every task that reached its site has its row; the rest are pending, never started.
@@ -57,7 +63,10 @@ describe('DELETE /v1/jobs/{id} during a run', () => {
     expect(new Set(results.map((r) => r.domain))).toEqual(requested);
     expect(job.progress).toEqual({ total: 20, succeeded: requested.size, failed: 0, pending: 20 - requested.size });
     // The queue holds nothing more for it.
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'task.ping' AND data->>'jobId' = $1 AND state < 'active'`, [id]);
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'task.ping' AND data->>'jobId' = $1 AND state < 'active'`,
+      [id],
+    );
     expect(rows[0].n).toBe(0);
     expect(receiver.received).toHaveLength(0);
   });

@@ -15,7 +15,13 @@ let receiver: Receiver;
 const workers: RunningCli[] = [];
 const hosts = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}.example`, '127.0.0.1']));
 // Short heartbeats and leases so a dead worker's entries and slots come back within seconds.
-const env = { JOBS_PING_CONCURRENCY: '6', TEST_HEARTBEAT_SECONDS: '10', TEST_HEARTBEAT_MS: '1000', TEST_LEASE_SECONDS: '3', TEST_SUPERVISE_SECONDS: '1' };
+const env = {
+  JOBS_PING_CONCURRENCY: '6',
+  TEST_HEARTBEAT_SECONDS: '10',
+  TEST_HEARTBEAT_MS: '1000',
+  TEST_LEASE_SECONDS: '3',
+  TEST_SUPERVISE_SECONDS: '1',
+};
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -41,7 +47,9 @@ describe('a worker killed mid-run', () => {
     }
     await expect.poll(() => sites.requests.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(10);
     // Kill the worker that holds slots (one process may hold them all).
-    const { rows: held } = await db.pool.query(`SELECT split_part(holder, ':', 2)::int AS pid FROM source_slots WHERE holder IS NOT NULL AND source = 'ping'`);
+    const { rows: held } = await db.pool.query(
+      `SELECT split_part(holder, ':', 2)::int AS pid FROM source_slots WHERE holder IS NOT NULL AND source = 'ping'`,
+    );
     const victim = workers.find((w) => held.some((h) => h.pid === w.child.pid))!;
     expect(victim).toBeDefined();
     expect(await victim.stop('SIGKILL')).toBeNull();

@@ -26,7 +26,12 @@ beforeAll(async () => {
   api = await startJobsApi(db, { allowPrivateNetwork: true });
   sites = await startSites();
   receiver = await startReceiver(() => 200);
-  worker = await startWorker(db.url, sites, { '*.example': '127.0.0.1' }, { TEST_RETRY_DELAY_SECONDS: '1', TEST_SUPERVISE_SECONDS: '1', LOG_LEVEL: 'fatal' });
+  worker = await startWorker(
+    db.url,
+    sites,
+    { '*.example': '127.0.0.1' },
+    { TEST_RETRY_DELAY_SECONDS: '1', TEST_SUPERVISE_SECONDS: '1', LOG_LEVEL: 'fatal' },
+  );
 });
 afterAll(async () => {
   await worker?.stop();
@@ -37,7 +42,11 @@ afterAll(async () => {
 describe('the dead-letter path', () => {
   it('stores internal_error rows for the poisoned entry and ends the job once', { timeout: 60_000 }, async () => {
     const call = client(api.url, await tokenFor(db, 'acme'));
-    const body = { domains: ['fine.example', 'poison.example', 'also-fine.example'], job_types: ['ping'], webhook_url: `${receiver.url}/cb` };
+    const body = {
+      domains: ['fine.example', 'poison.example', 'also-fine.example'],
+      job_types: ['ping'],
+      webhook_url: `${receiver.url}/cb`,
+    };
     const { job_id: id } = (await (await call('/v1/jobs', { body })).json()) as { job_id: string };
     await expect
       .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 45_000, interval: 250 })
@@ -45,7 +54,12 @@ describe('the dead-letter path', () => {
     const { results } = (await (await call(`/v1/jobs/${id}/results`)).json()) as { results: Record<string, any>[] };
     const poison = results.find((r) => r.domain === 'poison.example')!;
     expect(poison).toMatchObject({ status: 'error', error: { code: 'internal_error' }, reachable: null });
-    expect(results.filter((r) => r.status === 'ok').map((r) => r.domain).sort()).toEqual(['also-fine.example', 'fine.example']);
+    expect(
+      results
+        .filter((r) => r.status === 'ok')
+        .map((r) => r.domain)
+        .sort(),
+    ).toEqual(['also-fine.example', 'fine.example']);
     // Tried 1 + 3 times before the dead letter.
     expect(sites.requests.filter((r) => r.host === 'poison.example')).toHaveLength(4);
     await receiver.waitFor('/cb', 1);

@@ -108,7 +108,9 @@ describe('a job over 20 domains × ping', () => {
 
   it('a job whose every task fails ends failed, with its callback', async () => {
     const created = (await (
-      await call('/v1/jobs', { body: { domains: ['a.example', 'b.example'], job_types: ['seokicks'], webhook_url: `${receiver.url}/failed` } })
+      await call('/v1/jobs', {
+        body: { domains: ['a.example', 'b.example'], job_types: ['seokicks'], webhook_url: `${receiver.url}/failed` },
+      })
     ).json()) as Job;
     const job = await waitForStatus(created.job_id, ['completed', 'failed']);
     expect(job.status).toBe('failed');

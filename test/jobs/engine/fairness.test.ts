@@ -30,11 +30,18 @@ describe('fairness between tenants', () => {
   it("B's one-domain job finishes within 2 × one task's latency (+ slack) while A's 500 domains are running", async () => {
     const a = client(api.url, await tokenFor(db, 'tenant-a'));
     const b = client(api.url, await tokenFor(db, 'tenant-b'));
-    const jobA = ((await (await a('/v1/jobs', { body: { domains: Array.from({ length: 500 }, (_, i) => `a${i}.example`), job_types: ['ping'] } })).json()) as { job_id: string }).job_id;
+    const jobA = (
+      (await (
+        await a('/v1/jobs', { body: { domains: Array.from({ length: 500 }, (_, i) => `a${i}.example`), job_types: ['ping'] } })
+      ).json()) as { job_id: string }
+    ).job_id;
     // A holds every slot before B arrives.
     await expect.poll(() => sites.requests.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(CONCURRENCY);
 
-    const created = (await (await b('/v1/jobs', { body: { domains: ['b-site.example'], job_types: ['ping'] } })).json()) as { job_id: string; created_at: string };
+    const created = (await (await b('/v1/jobs', { body: { domains: ['b-site.example'], job_types: ['ping'] } })).json()) as {
+      job_id: string;
+      created_at: string;
+    };
     let finishedAt = '';
     await expect
       .poll(
@@ -51,7 +58,7 @@ describe('fairness between tenants', () => {
     console.log(`fairness: B finished ${took} ms after creation (one task ${LATENCY_MS} ms; bound ${2 * LATENCY_MS + slack} ms)`);
     expect(took).toBeLessThanOrEqual(2 * LATENCY_MS + slack);
 
-    const progressA = ((await (await a(`/v1/jobs/${jobA}`)).json()) as { status: string; progress: { pending: number } });
+    const progressA = (await (await a(`/v1/jobs/${jobA}`)).json()) as { status: string; progress: { pending: number } };
     expect(progressA.status).toBe('running');
     // A alone needs 500 × 500 ms / 2 slots = 125 s; most of it is still ahead.
     expect(progressA.progress.pending).toBeGreaterThan(400);

@@ -22,7 +22,12 @@ beforeAll(async () => {
   api = await startJobsApi(db);
   sites = await startSites();
   seokicks = await startSeokicksFake({ apiKey: 'sk', latencyMs: LATENCY_MS, retryAfterSeconds: RETRY_AFTER_S });
-  const env = { SEOKICKS_API_KEY: 'sk', SEOKICKS_BASE_URL: seokicks.url, JOBS_SEOKICKS_CONCURRENCY: '4', TEST_RETRY_DELAYS_MS: '100,100,100' };
+  const env = {
+    SEOKICKS_API_KEY: 'sk',
+    SEOKICKS_BASE_URL: seokicks.url,
+    JOBS_SEOKICKS_CONCURRENCY: '4',
+    TEST_RETRY_DELAYS_MS: '100,100,100',
+  };
   workers = await Promise.all([startWorker(db.url, sites, {}, env), startWorker(db.url, sites, {}, env)]);
 });
 afterAll(async () => {
@@ -43,7 +48,10 @@ describe('429 with Retry-After', () => {
       .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 50_000, interval: 200 })
       .toBe('completed');
 
-    const { rows } = await db.pool.query(`SELECT state, attempts, count(*)::int AS n FROM tasks WHERE job_id = $1 GROUP BY 1, 2 ORDER BY 2`, [id]);
+    const { rows } = await db.pool.query(
+      `SELECT state, attempts, count(*)::int AS n FROM tasks WHERE job_id = $1 GROUP BY 1, 2 ORDER BY 2`,
+      [id],
+    );
     expect(rows).toEqual([
       { state: 'ok', attempts: 1, n: 239 },
       { state: 'ok', attempts: 2, n: 1 },

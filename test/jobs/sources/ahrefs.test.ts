@@ -13,8 +13,10 @@ const KEY = 'ahrefs-key-1';
 const ctx = { signal: new AbortController().signal, permit: async () => undefined };
 /** `null` for no key at all. */
 const settings = (apiKey: string | null = KEY) => ({ apiKey: apiKey ?? undefined, baseUrl: `${fake.url}/v3` });
-const backlinks = async (d: string, apiKey?: string | null): Promise<Outcome> => (await ahrefsBacklinksSource(settings(apiKey), http).fetch([d], ctx))[0]!;
-const traffic = async (d: string, apiKey?: string | null): Promise<Outcome> => (await ahrefsTrafficSource(settings(apiKey), http).fetch([d], ctx))[0]!;
+const backlinks = async (d: string, apiKey?: string | null): Promise<Outcome> =>
+  (await ahrefsBacklinksSource(settings(apiKey), http).fetch([d], ctx))[0]!;
+const traffic = async (d: string, apiKey?: string | null): Promise<Outcome> =>
+  (await ahrefsTrafficSource(settings(apiKey), http).fetch([d], ctx))[0]!;
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
@@ -85,14 +87,30 @@ describe('ahrefs_traffic adapter', () => {
     const before = fake.requests.length;
     const o = await traffic('example.org');
     const reqs = fake.requests.slice(before);
-    expect(reqs.map((r) => r.path)).toEqual(['/v3/site-explorer/metrics', '/v3/site-explorer/organic-keywords', '/v3/site-explorer/top-pages']);
+    expect(reqs.map((r) => r.path)).toEqual([
+      '/v3/site-explorer/metrics',
+      '/v3/site-explorer/organic-keywords',
+      '/v3/site-explorer/top-pages',
+    ]);
     expect(reqs.every((r) => r.query.get('date') === today() && r.query.get('target') === 'example.org')).toBe(true);
     expect(reqs[0]!.query.get('mode')).toBe('subdomains');
-    expect(Object.fromEntries(reqs[1]!.query)).toMatchObject({ select: 'keyword,volume,best_position,sum_traffic', order_by: 'sum_traffic:desc', limit: '10' });
-    expect(Object.fromEntries(reqs[2]!.query)).toMatchObject({ select: 'url,sum_traffic,keywords', order_by: 'sum_traffic:desc', limit: '10' });
+    expect(Object.fromEntries(reqs[1]!.query)).toMatchObject({
+      select: 'keyword,volume,best_position,sum_traffic',
+      order_by: 'sum_traffic:desc',
+      limit: '10',
+    });
+    expect(Object.fromEntries(reqs[2]!.query)).toMatchObject({
+      select: 'url,sum_traffic,keywords',
+      order_by: 'sum_traffic:desc',
+      limit: '10',
+    });
     expect(o.ok).toBe(true);
     if (!o.ok) return;
-    const raw = o.raw as { metrics: { metrics: { org_traffic: number; org_cost: number } }; keywords: { keywords: unknown[] }; pages: { pages: unknown[] } };
+    const raw = o.raw as {
+      metrics: { metrics: { org_traffic: number; org_cost: number } };
+      keywords: { keywords: unknown[] };
+      pages: { pages: unknown[] };
+    };
     expect(o.columns).toEqual({ organic_traffic: raw.metrics.metrics.org_traffic, traffic_value: raw.metrics.metrics.org_cost / 100 });
     expect(raw.keywords.keywords).toHaveLength(10);
     expect(raw.pages.pages).toHaveLength(10);

@@ -26,19 +26,24 @@ beforeAll(async () => {
     ahrefs: await startAhrefsFake({ apiKey: 'ah' }),
     wayback: await startWaybackFake({ latencyMs: 20 }),
   };
-  worker = await startWorker(db.url, sites, { '*.example': '127.0.0.1' }, {
-    SEOKICKS_API_KEY: 'sk',
-    SEOKICKS_BASE_URL: fakes.seokicks.url,
-    MOZ_TOKEN: 'mz',
-    MOZ_BASE_URL: fakes.moz.url,
-    AHREFS_API_KEY: 'ah',
-    AHREFS_BASE_URL: `${fakes.ahrefs.url}/v3`,
-    WAYBACK_BASE_URL: fakes.wayback.url,
-    // The real limits (Moz one call per 10 s, Wayback 0.4/s) would make this test minutes long.
-    JOBS_MOZ_RATE: '20',
-    JOBS_WAYBACK_RATE: '50',
-    TEST_RETRY_DELAYS_MS: '200,200,200',
-  });
+  worker = await startWorker(
+    db.url,
+    sites,
+    { '*.example': '127.0.0.1' },
+    {
+      SEOKICKS_API_KEY: 'sk',
+      SEOKICKS_BASE_URL: fakes.seokicks.url,
+      MOZ_TOKEN: 'mz',
+      MOZ_BASE_URL: fakes.moz.url,
+      AHREFS_API_KEY: 'ah',
+      AHREFS_BASE_URL: `${fakes.ahrefs.url}/v3`,
+      WAYBACK_BASE_URL: fakes.wayback.url,
+      // The real limits (Moz one call per 10 s, Wayback 0.4/s) would make this test minutes long.
+      JOBS_MOZ_RATE: '20',
+      JOBS_WAYBACK_RATE: '50',
+      TEST_RETRY_DELAYS_MS: '200,200,200',
+    },
+  );
 });
 afterAll(async () => {
   await worker?.stop();
@@ -66,7 +71,10 @@ describe('25 domains × all six sources', () => {
     expect(Math.max(...fakes.wayback.requests.map((r) => r.concurrent))).toBe(1);
 
     // flaky.example failed once at every provider and was retried: its rows say attempt 2.
-    const { rows } = await db.pool.query(`SELECT source, attempts FROM tasks WHERE job_id = $1 AND domain = 'flaky.example' ORDER BY source`, [id]);
+    const { rows } = await db.pool.query(
+      `SELECT source, attempts FROM tasks WHERE job_id = $1 AND domain = 'flaky.example' ORDER BY source`,
+      [id],
+    );
     const attempts = Object.fromEntries(rows.map((r) => [r.source, r.attempts]));
     expect(attempts).toMatchObject({ seokicks: 2, moz: 2, ahrefs_backlinks: 2, ahrefs_traffic: 2, wayback: 2, ping: 1 });
     const row = (d: string, s: string) => results.find((r) => r.domain === d && r.source === s)!;

@@ -12,8 +12,15 @@ const http = createOutbound({ policy: allowEverything });
 const TOKEN = 'moz-token-xyz';
 const ctx = { signal: new AbortController().signal, permit: async () => undefined };
 type Settings = Parameters<typeof mozSource>[0];
-const settings = (over: Partial<Settings> = {}): Settings => ({ token: TOKEN, accessId: undefined, secretKey: undefined, baseUrl: fake.url, ...over });
-const fetchAll = (domains: string[], over: Partial<Settings> = {}): Promise<Outcome[]> => mozSource(settings(over), http).fetch(domains, ctx);
+const settings = (over: Partial<Settings> = {}): Settings => ({
+  token: TOKEN,
+  accessId: undefined,
+  secretKey: undefined,
+  baseUrl: fake.url,
+  ...over,
+});
+const fetchAll = (domains: string[], over: Partial<Settings> = {}): Promise<Outcome[]> =>
+  mozSource(settings(over), http).fetch(domains, ctx);
 
 beforeAll(async () => {
   fake = await startMozFake({ token: TOKEN, accessId: 'mozscape-abc', secretKey: 's3cret' });

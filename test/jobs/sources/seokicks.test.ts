@@ -72,7 +72,10 @@ describe('seokicks adapter', () => {
   it('a wrong key is upstream_auth; no key is source_not_configured without any request', async () => {
     expect(await fetchOne('example.org', { apiKey: 'wrong', baseUrl: fake.url })).toMatchObject({ ok: false, code: 'upstream_auth' });
     const before = fake.requests.length;
-    expect(await fetchOne('example.org', { apiKey: undefined, baseUrl: fake.url })).toMatchObject({ ok: false, code: 'source_not_configured' });
+    expect(await fetchOne('example.org', { apiKey: undefined, baseUrl: fake.url })).toMatchObject({
+      ok: false,
+      code: 'source_not_configured',
+    });
     expect(fake.requests.length).toBe(before);
   });
 

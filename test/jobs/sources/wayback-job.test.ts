@@ -28,7 +28,8 @@ afterAll(async () => {
   await db.pool.end();
 });
 
-const iso = (stamp: string) => `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(8, 10)}:${stamp.slice(10, 12)}:${stamp.slice(12, 14)}.000Z`;
+const iso = (stamp: string) =>
+  `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(8, 10)}:${stamp.slice(10, 12)}:${stamp.slice(12, 14)}.000Z`;
 
 describe('a wayback job', () => {
   it('counts 2,345 captures over resume-key pages into one row; one request at a time, at most 0.4/s', { timeout: 60_000 }, async () => {

@@ -17,7 +17,8 @@ const ctx = {
   },
 };
 const fetchOne = async (d: string, baseUrl = fake.url): Promise<Outcome> => (await waybackSource({ baseUrl }, http).fetch([d], ctx))[0]!;
-const iso = (stamp: string) => `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(8, 10)}:${stamp.slice(10, 12)}:${stamp.slice(12, 14)}.000Z`;
+const iso = (stamp: string) =>
+  `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(8, 10)}:${stamp.slice(10, 12)}:${stamp.slice(12, 14)}.000Z`;
 
 beforeAll(async () => {
   fake = await startWaybackFake({ pageSize: 1000 });

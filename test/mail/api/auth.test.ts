@@ -225,7 +225,8 @@ describe('API keys', () => {
 
   it('last_used_at is recorded on use, at most once a minute', async () => {
     const key = await keyOf(t.mail, 'toucher');
-    const lastUsed = async () => (await t.db.pool.query('SELECT last_used_at FROM mail_api_keys WHERE id = $1', [key.id])).rows[0].last_used_at as Date | null;
+    const lastUsed = async () =>
+      (await t.db.pool.query('SELECT last_used_at FROM mail_api_keys WHERE id = $1', [key.id])).rows[0].last_used_at as Date | null;
     expect(await lastUsed()).toBeNull();
     await (await listKeys(apiKey(key.plaintext))).arrayBuffer();
     await expect.poll(lastUsed).not.toBeNull();
@@ -295,7 +296,10 @@ describe('API keys', () => {
     const key = (await res.json()) as CreatedKey;
     await listKeys(apiKey(key.plaintext));
     await listKeys(apiKey(`${key.plaintext.slice(0, -1)}x`));
-    await t.mail.call('/api/v1/inboxes', { body: { domain: 'inbox.test', webhook_url: 'https://hooks.example.com/x' }, headers: apiKey(key.plaintext) });
+    await t.mail.call('/api/v1/inboxes', {
+      body: { domain: 'inbox.test', webhook_url: 'https://hooks.example.com/x' },
+      headers: apiKey(key.plaintext),
+    });
     await revoke(key.id, apiKey(key.plaintext));
     await listKeys(apiKey(key.plaintext));
     await listKeys(bearer(token.slice(0, -2)));

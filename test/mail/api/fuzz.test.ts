@@ -90,10 +90,47 @@ const casing = fc.constantFrom(
 
 /** Text for a path segment, already percent-encoded (or deliberately not). */
 const weirdSegments = [
-  '%00', `a%00${'b'}`, '..', '.', '%2e%2e', '..%2F..', '%2F', '%2F%2F', '%', '%zz', '%E0%A4%A', '%ED%A0%80', '%C0%AE', '%FF%FE',
-  '%20', '%2520', ';', 'a;b=c', '~', '%F0%9F%98%80', 'x@y', 'x%40inbox.test', '@inbox.test', 'x@', 'null', 'undefined',
-  '__proto__', 'constructor', 'raw', 'stats', 'messages', 'generate', '0', '-1', 'a'.repeat(100), 'a'.repeat(101),
-  'a'.repeat(400), 'a'.repeat(401), 'a'.repeat(4000), 'a'.repeat(20_000), '%41'.repeat(150),
+  '%00',
+  `a%00${'b'}`,
+  '..',
+  '.',
+  '%2e%2e',
+  '..%2F..',
+  '%2F',
+  '%2F%2F',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%C0%AE',
+  '%FF%FE',
+  '%20',
+  '%2520',
+  ';',
+  'a;b=c',
+  '~',
+  '%F0%9F%98%80',
+  'x@y',
+  'x%40inbox.test',
+  '@inbox.test',
+  'x@',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
+  'raw',
+  'stats',
+  'messages',
+  'generate',
+  '0',
+  '-1',
+  'a'.repeat(100),
+  'a'.repeat(101),
+  'a'.repeat(400),
+  'a'.repeat(401),
+  'a'.repeat(4000),
+  'a'.repeat(20_000),
+  '%41'.repeat(150),
 ];
 const arbitrarySegment = fc.oneof(
   fc.string({ minLength: 1 }).map(encodeURIComponent),
@@ -108,7 +145,10 @@ const addressSegment = fc.oneof(
   { weight: 3, arbitrary: arbitrarySegment },
   { weight: 2, arbitrary: fc.tuple(oneOfLive(addresses), casing).map(([a, c]) => encodeURIComponent(c(a))) },
   // Not encoded: '@' and the apostrophe as they are, and a live address with something stuck to it.
-  { weight: 1, arbitrary: fc.tuple(oneOfLive(addresses), fc.constantFrom('', '%00', '.', '%20x', '/', '%2F', 'x')).map(([a, s]) => `${a}${s}`) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(oneOfLive(addresses), fc.constantFrom('', '%00', '.', '%20x', '/', '%2F', 'x')).map(([a, s]) => `${a}${s}`),
+  },
 );
 const idSegment = fc.oneof(
   { weight: 3, arbitrary: arbitrarySegment },
@@ -139,10 +179,31 @@ const limitValue = fc.oneof(
   fc.integer().map(String),
   fc.double().map(String),
   fc.string(),
-  fc.constantFrom('1', '200', '0', '201', '-1', '1e2', '0x10', ' 5', '5 ', '9'.repeat(30), 'NaN', 'Infinity', '', '1.0', '+3', '007', 'true', '[]'),
+  fc.constantFrom(
+    '1',
+    '200',
+    '0',
+    '201',
+    '-1',
+    '1e2',
+    '0x10',
+    ' 5',
+    '5 ',
+    '9'.repeat(30),
+    'NaN',
+    'Infinity',
+    '',
+    '1.0',
+    '+3',
+    '007',
+    'true',
+    '[]',
+  ),
 );
 const query = fc.oneof(
-  fc.array(fc.tuple(fc.constantFrom('limit', 'limit[]', 'LIMIT', 'x', 'cursor', ''), limitValue), { maxLength: 3 }).map((pairs) => `?${new URLSearchParams(pairs)}`),
+  fc
+    .array(fc.tuple(fc.constantFrom('limit', 'limit[]', 'LIMIT', 'x', 'cursor', ''), limitValue), { maxLength: 3 })
+    .map((pairs) => `?${new URLSearchParams(pairs)}`),
   fc.dictionary(fc.string(), fc.string({ unit: 'grapheme' })).map((q) => `?${new URLSearchParams(q)}`),
   fc.string({ unit: 'binary' }).map((q) => `?${encodeURI(q)}`),
   fc.constantFrom('', '?', '?&', '?limit', '?limit=', '?limit=%00', '?limit=%zz', '?%', '?a=%E0%A4%A', `?limit=${'1'.repeat(5000)}`),
@@ -154,8 +215,22 @@ const hostish = fc.oneof(
   fc.string({ unit: 'grapheme' }),
   fc.string({ unit: 'binary' }),
   fc.constantFrom(
-    'inbox.test', 'INBOX.TEST', 'inbox.test.', ' inbox.test ', 'inbox.test..', '.', '', 'xn--', 'ä.ß.例え', 'inbox.test\u0000',
-    '\u0000', 'a'.repeat(253), 'a'.repeat(254), 'a'.repeat(5000), '\ud800', 'inbox\u200b.test',
+    'inbox.test',
+    'INBOX.TEST',
+    'inbox.test.',
+    ' inbox.test ',
+    'inbox.test..',
+    '.',
+    '',
+    'xn--',
+    'ä.ß.例え',
+    'inbox.test\u0000',
+    '\u0000',
+    'a'.repeat(253),
+    'a'.repeat(254),
+    'a'.repeat(5000),
+    '\ud800',
+    'inbox\u200b.test',
   ),
 );
 const localPartish = fc.oneof(
@@ -164,8 +239,31 @@ const localPartish = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 70 }),
   fc.stringMatching(/^[a-z0-9!#$%&'*+\-/=?^_`{|}~]{1,20}(\.[a-z0-9!#$%&'*+\-/=?^_`{|}~]{1,20}){0,2}$/),
   fc.constantFrom(
-    'postmaster', 'Postmaster+x', 'no-reply', 'a', 'A.B', '.a', 'a.', 'a..b', ' spaced ', 'a'.repeat(64), 'a'.repeat(65), 'a'.repeat(320),
-    'a'.repeat(321), 'a'.repeat(100_000), 'x\u0000y', '\u0000', 'ü', 'İ', 'ﬀ', '\ud800', 'fuzz.target+tag', "O'Hara", '"quoted"', 'a@b', 'a b',
+    'postmaster',
+    'Postmaster+x',
+    'no-reply',
+    'a',
+    'A.B',
+    '.a',
+    'a.',
+    'a..b',
+    ' spaced ',
+    'a'.repeat(64),
+    'a'.repeat(65),
+    'a'.repeat(320),
+    'a'.repeat(321),
+    'a'.repeat(100_000),
+    'x\u0000y',
+    '\u0000',
+    'ü',
+    'İ',
+    'ﬀ',
+    '\ud800',
+    'fuzz.target+tag',
+    "O'Hara",
+    '"quoted"',
+    'a@b',
+    'a b',
   ),
 );
 const generateBody = fc.record(
@@ -178,9 +276,24 @@ const generateBody = fc.record(
 );
 const contentType = fc.oneof(
   fc.constantFrom(
-    'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=latin1', 'application/json;',
-    'application/problem+json', 'application/json-patch+json', 'text/json', 'text/plain', 'text/plain; charset=utf-8', 'text/html',
-    'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', '*/*', ';', '', 'json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON',
+    'application/json; charset=latin1',
+    'application/json;',
+    'application/problem+json',
+    'application/json-patch+json',
+    'text/json',
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'text/html',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/octet-stream',
+    '*/*',
+    ';',
+    '',
+    'json',
   ),
   fc.string().map(printable),
 );
@@ -189,8 +302,19 @@ const rawBody = fc.oneof(
   fc.uint8Array({ maxLength: 200 }),
   fc.jsonValue().map((v) => JSON.stringify(v).slice(0, -1)),
   fc.constantFrom(
-    '', ' ', '{}', 'null', '[]', '""', '{"local_part":"x"', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}',
-    '{"local_part":"a","local_part":"b"}', '\ufeff{}', 'local_part=abc&domain=inbox.test', `{"local_part":"${'a'.repeat(1_100_000)}"}`,
+    '',
+    ' ',
+    '{}',
+    'null',
+    '[]',
+    '""',
+    '{"local_part":"x"',
+    '{"__proto__":{"x":1}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+    '{"local_part":"a","local_part":"b"}',
+    '\ufeff{}',
+    'local_part=abc&domain=inbox.test',
+    `{"local_part":"${'a'.repeat(1_100_000)}"}`,
   ),
 );
 const run = (numRuns: number) => ({ numRuns, endOnFailure: true });
@@ -198,16 +322,25 @@ const run = (numRuns: number) => ({ numRuns, endOnFailure: true });
 describe('fuzz: no request gets a 5xx', () => {
   it('GET /api/v1/domains/ and /api/v1/domains with 60 generated query strings and Accept headers', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/api/v1/domains/', '/api/v1/domains', '/api/v1/domains//', '/API/V1/DOMAINS/'), query, fc.string(), async (path, q, accept) =>
-        answersWell(await send('GET', `${path}${q}`, undefined, { accept: printable(accept) })),
+      fc.asyncProperty(
+        fc.constantFrom('/api/v1/domains/', '/api/v1/domains', '/api/v1/domains//', '/API/V1/DOMAINS/'),
+        query,
+        fc.string(),
+        async (path, q, accept) => answersWell(await send('GET', `${path}${q}`, undefined, { accept: printable(accept) })),
       ),
       run(60),
     );
   });
 
   it('POST /api/v1/inboxes/generate with 300 shaped bodies and 150 arbitrary JSON values', async () => {
-    await fc.assert(fc.asyncProperty(generateBody, async (body) => answersWell(await sendJson('/api/v1/inboxes/generate', body))), run(300));
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (body) => answersWell(await sendJson('/api/v1/inboxes/generate', body))), run(150));
+    await fc.assert(
+      fc.asyncProperty(generateBody, async (body) => answersWell(await sendJson('/api/v1/inboxes/generate', body))),
+      run(300),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => answersWell(await sendJson('/api/v1/inboxes/generate', body))),
+      run(150),
+    );
   });
 
   it('POST /api/v1/inboxes/generate with 150 raw bodies (mostly not JSON, some empty or huge) under generated Content-Types', async () => {
@@ -271,8 +404,15 @@ describe('fuzz: no request gets a 5xx', () => {
       idSegment.map((id) => `/api/v1/messages/${id}/raw`),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'), path, fc.option(rawBody), async (method, p, body) =>
-        answersWell(await send(method, p, method === 'GET' ? undefined : (body ?? undefined), { 'content-type': 'application/json' }), p.endsWith('/raw') ? 'rfc822' : 'json'),
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
+        path,
+        fc.option(rawBody),
+        async (method, p, body) =>
+          answersWell(
+            await send(method, p, method === 'GET' ? undefined : (body ?? undefined), { 'content-type': 'application/json' }),
+            p.endsWith('/raw') ? 'rfc822' : 'json',
+          ),
       ),
       run(50),
     );
@@ -301,13 +441,13 @@ describe('found by fuzzing', () => {
     await answersWell(await sendJson('/api/v1/inboxes/generate', { domain: 'inbox.test\u0000' }));
   });
 
-  it('a path that is not valid percent-encoding gets a problem+json 400, not Fastify\'s own JSON', async () => {
+  it("a path that is not valid percent-encoding gets a problem+json 400, not Fastify's own JSON", async () => {
     for (const path of ['/api/v1/inboxes/%zz', '/api/v1/inboxes/%E0%A4%A/stats', '/api/v1/messages/%zz/raw', '/api/v1/domains/%zz']) {
       await answersWell(await send('GET', path));
     }
   });
 
-  it('a path segment longer than 100 characters gets a problem+json, not Fastify\'s own JSON 414', async () => {
+  it("a path segment longer than 100 characters gets a problem+json, not Fastify's own JSON 414", async () => {
     // A valid address can be longer than 100 characters; the schema allows 400.
     await answersWell(await send('GET', `/api/v1/inboxes/${'a'.repeat(64)}@${'b'.repeat(40)}.inbox.test`));
     await answersWell(await send('GET', `/api/v1/inboxes/${'a'.repeat(101)}/messages`));

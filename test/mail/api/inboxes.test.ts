@@ -4,7 +4,6 @@ import { putDomain } from '../../../src/mail/index.ts';
 import { problemOf } from '../../helpers/http.ts';
 import { useMail } from '../../helpers/mail.ts';
 
-
 const t = useMail({ domains: ['inbox.test', 'second.test'], anonTtlSeconds: 600 });
 
 beforeAll(async () => {
@@ -115,7 +114,11 @@ describe('POST /api/v1/inboxes/generate', () => {
   });
 
   it('a body that is not JSON is 415', async () => {
-    const res = await t.mail.call('/api/v1/inboxes/generate', { method: 'POST', body: 'local_part=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await t.mail.call('/api/v1/inboxes/generate', {
+      method: 'POST',
+      body: 'local_part=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     await problemOf(res);
   });
@@ -127,7 +130,12 @@ describe('GET /api/v1/inboxes/{address}', () => {
     const res = await t.mail.call(`/api/v1/inboxes/${encodeURIComponent('READER@Inbox.Test')}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ address, message_count: 0, unread_count: 0, label: null, webhook_url: null });
-    for (const path of ['/api/v1/inboxes/nobody@inbox.test', '/api/v1/inboxes/not-an-address', '/api/v1/inboxes/nobody@inbox.test/messages', '/api/v1/inboxes/nobody@inbox.test/stats']) {
+    for (const path of [
+      '/api/v1/inboxes/nobody@inbox.test',
+      '/api/v1/inboxes/not-an-address',
+      '/api/v1/inboxes/nobody@inbox.test/messages',
+      '/api/v1/inboxes/nobody@inbox.test/stats',
+    ]) {
       const missing = await t.mail.call(path);
       expect(missing.status, path).toBe(404);
       expect((await problemOf(missing)).code).toBe('not_found');

@@ -4,8 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { problemOf } from '../../helpers/http.ts';
 import { useMail, type Mail } from '../../helpers/mail.ts';
 
-
-
 /** An inbox holding `count` messages sent one after another (subjects m0, m1, …). */
 async function filled(count: number, attach = false): Promise<string> {
   const address = await t.mail.inbox();
@@ -58,7 +56,13 @@ describe('one message', () => {
     expect((await json(`/api/v1/messages/${latest!.id.toUpperCase()}`)).id).toBe(latest!.id);
 
     expect((await t.mail.call(`/api/v1/messages/${latest!.id}`, { method: 'DELETE' })).status).toBe(204);
-    for (const path of [`/api/v1/messages/${latest!.id}`, `/api/v1/messages/${latest!.id}/raw`, '/api/v1/messages/0190b1a2-0000-7000-8000-000000000000', '/api/v1/messages/not-a-uuid', '/api/v1/messages/not-a-uuid/raw']) {
+    for (const path of [
+      `/api/v1/messages/${latest!.id}`,
+      `/api/v1/messages/${latest!.id}/raw`,
+      '/api/v1/messages/0190b1a2-0000-7000-8000-000000000000',
+      '/api/v1/messages/not-a-uuid',
+      '/api/v1/messages/not-a-uuid/raw',
+    ]) {
       const res = await t.mail.call(path);
       expect(res.status, path).toBe(404);
       expect((await problemOf(res)).code).toBe('not_found');
@@ -86,7 +90,12 @@ describe('inbox operations', () => {
 
     expect((await t.mail.call(`/api/v1/inboxes/${address}/clear`, { method: 'POST' })).status).toBe(204);
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 0, unread_count: 0 });
-    expect(await json(`/api/v1/inboxes/${address}/stats`)).toMatchObject({ message_count: 0, total_bytes: 0, attachment_count: 0, last_received_at: null });
+    expect(await json(`/api/v1/inboxes/${address}/stats`)).toMatchObject({
+      message_count: 0,
+      total_bytes: 0,
+      attachment_count: 0,
+      last_received_at: null,
+    });
 
     await t.mail.send({ from: 'sender@example.org', to: address, subject: 'after clear', text: 'still here' });
     expect((await json<unknown[]>(`/api/v1/inboxes/${address}/messages`)).length).toBe(1);
@@ -95,7 +104,9 @@ describe('inbox operations', () => {
   it('stats add up raw sizes exactly', async () => {
     const address = await filled(3);
     const list = await json<{ raw_size: number }[]>(`/api/v1/inboxes/${address}/messages`);
-    const { rows } = await t.db.pool.query<{ n: number }>(`SELECT sum(length(raw))::int AS n FROM messages WHERE to_address = $1`, [address]);
+    const { rows } = await t.db.pool.query<{ n: number }>(`SELECT sum(length(raw))::int AS n FROM messages WHERE to_address = $1`, [
+      address,
+    ]);
     expect((await json(`/api/v1/inboxes/${address}/stats`)).total_bytes).toBe(list.reduce((n, m) => n + m.raw_size, 0));
     expect(rows[0]!.n).toBe(list.reduce((n, m) => n + m.raw_size, 0));
   });
@@ -117,7 +128,10 @@ describe('inbox operations', () => {
 
     await Promise.all([
       t.mail.call(`/api/v1/inboxes/${address}/mark-all-read`, { method: 'POST' }),
-      ...ids.filter((_, i) => i % 3 === 2).slice(0, 5).map((id) => t.mail.call(`/api/v1/messages/${id}`, { method: 'DELETE' })),
+      ...ids
+        .filter((_, i) => i % 3 === 2)
+        .slice(0, 5)
+        .map((id) => t.mail.call(`/api/v1/messages/${id}`, { method: 'DELETE' })),
     ]);
     expect(await json(`/api/v1/inboxes/${address}`)).toMatchObject({ message_count: 15, unread_count: 0 });
   });

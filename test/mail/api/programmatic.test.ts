@@ -79,7 +79,13 @@ describe('POST /api/v1/inboxes: tiers', () => {
 
 describe('POST /api/v1/inboxes: fields', () => {
   it('answers 201 with the inbox, the label, the webhook and its secret; records the account', async () => {
-    const res = await create({ domain: 'inbox.test', local_part: 'Dev.Box', label: 'signup tests', webhook_url: 'https://hooks.example.com/mail?x=1', ttl_seconds: 3600 });
+    const res = await create({
+      domain: 'inbox.test',
+      local_part: 'Dev.Box',
+      label: 'signup tests',
+      webhook_url: 'https://hooks.example.com/mail?x=1',
+      ttl_seconds: 3600,
+    });
     expect(res.status).toBe(201);
     const inbox = (await res.json()) as Created;
     expect(res.headers.get('location')).toBe(`/api/v1/inboxes/${encodeURIComponent('dev.box@inbox.test')}`);
@@ -91,9 +97,18 @@ describe('POST /api/v1/inboxes: fields', () => {
       message_count: 0,
       unread_count: 0,
     });
-    expect(Object.keys(inbox).sort()).toEqual(
-      ['address', 'created_at', 'domain', 'id', 'inbox_expires_at', 'label', 'message_count', 'unread_count', 'webhook_secret', 'webhook_url'],
-    );
+    expect(Object.keys(inbox).sort()).toEqual([
+      'address',
+      'created_at',
+      'domain',
+      'id',
+      'inbox_expires_at',
+      'label',
+      'message_count',
+      'unread_count',
+      'webhook_secret',
+      'webhook_url',
+    ]);
     expect(inbox.webhook_secret).toMatch(/^[0-9a-f]{48}$/);
     expect(Date.parse(inbox.inbox_expires_at!) - Date.parse(inbox.created_at)).toBe(3_600_000);
     const row = (await t.db.pool.query('SELECT account_id, webhook_secret, label FROM inboxes WHERE id = $1', [inbox.id])).rows[0];
@@ -103,7 +118,11 @@ describe('POST /api/v1/inboxes: fields', () => {
 
   it('the secret is shown once: GET shows the label and the webhook_url, never the secret', async () => {
     const inbox = await created({ domain: 'inbox.test', label: 'round trip ✓', webhook_url: 'https://hooks.example.com/a' });
-    for (const path of [`/api/v1/inboxes/${inbox.address}`, `/api/v1/inboxes/${inbox.address}/stats`, `/api/v1/inboxes/${inbox.address}/messages`]) {
+    for (const path of [
+      `/api/v1/inboxes/${inbox.address}`,
+      `/api/v1/inboxes/${inbox.address}/stats`,
+      `/api/v1/inboxes/${inbox.address}/messages`,
+    ]) {
       const res = await t.mail.call(path);
       expect(res.status).toBe(200);
       const text = await res.text();
@@ -178,12 +197,22 @@ describe('POST /api/v1/inboxes: fields', () => {
 describe('mail for a programmatic inbox', () => {
   it('is received over SMTP like any other, also in a persistent inbox', async () => {
     const inbox = await created({ domain: 'private.test', ttl_seconds: null, label: 'smtp' });
-    const info = await t.mail.send({ from: 'sender@example.org', to: inbox.address, subject: 'Your code is 481516', text: 'Use 481516 to sign in.' });
+    const info = await t.mail.send({
+      from: 'sender@example.org',
+      to: inbox.address,
+      subject: 'Your code is 481516',
+      text: 'Use 481516 to sign in.',
+    });
     expect(info.response).toMatch(/^250 /);
     const list = (await (await t.mail.call(`/api/v1/inboxes/${inbox.address}/messages`)).json()) as Record<string, unknown>[];
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ from_address: 'sender@example.org', subject: 'Your code is 481516', has_otp: true });
-    expect(await (await read(inbox.address)).json()).toMatchObject({ message_count: 1, unread_count: 1, label: 'smtp', inbox_expires_at: null });
+    expect(await (await read(inbox.address)).json()).toMatchObject({
+      message_count: 1,
+      unread_count: 1,
+      label: 'smtp',
+      inbox_expires_at: null,
+    });
   });
 });
 
@@ -193,12 +222,22 @@ describe('/openapi.json', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
     const create = doc.paths['/api/v1/inboxes'].post;
     expect(create.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
-    expect(Object.keys(create.requestBody.content['application/json'].schema.properties).sort()).toEqual(['domain', 'label', 'local_part', 'ttl_seconds', 'webhook_url']);
+    expect(Object.keys(create.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'domain',
+      'label',
+      'local_part',
+      'ttl_seconds',
+      'webhook_url',
+    ]);
     expect(create.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/CreatedInbox');
     expect(Object.keys(create.responses).sort()).toEqual(['201', '400', '401', '403', '409', '413', '415', '503']);
     expect(doc.components.schemas.CreatedInbox.properties.webhook_secret).toBeDefined();
     expect(doc.components.schemas.Inbox.properties.webhook_secret).toBeUndefined();
-    for (const [path, method] of [['/api/v1/api-keys', 'post'], ['/api/v1/api-keys', 'get'], ['/api/v1/api-keys/{id}', 'delete']] as const) {
+    for (const [path, method] of [
+      ['/api/v1/api-keys', 'post'],
+      ['/api/v1/api-keys', 'get'],
+      ['/api/v1/api-keys/{id}', 'delete'],
+    ] as const) {
       expect(doc.paths[path][method].security, `${method} ${path}`).toHaveLength(2);
     }
     expect(doc.components.schemas.ApiKey.properties).not.toHaveProperty('plaintext');
@@ -207,7 +246,11 @@ describe('/openapi.json', () => {
 });
 
 describe('generated bodies', () => {
-  const text = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('', '\u0000', 'x\u0000y', '\ud800', 'a'.repeat(300)));
+  const text = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom('', '\u0000', 'x\u0000y', '\ud800', 'a'.repeat(300)),
+  );
   const body = fc.record(
     {
       domain: fc.oneof(fc.constantFrom('inbox.test', 'PRIVATE.test', 'premium.test', 'inbox.test.', 'nowhere.example'), text),
@@ -224,7 +267,10 @@ describe('generated bodies', () => {
     const key = await keyOf(t.mail, 'fuzzed');
     const headers = [bearer(await tokenOf('fuzzed', 4)), apiKey(key.plaintext)];
     const check = async (value: unknown, index: number) => {
-      const res = await t.mail.call('/api/v1/inboxes', { body: JSON.stringify(value), headers: { 'content-type': 'application/json', ...headers[index % 2] } });
+      const res = await t.mail.call('/api/v1/inboxes', {
+        body: JSON.stringify(value),
+        headers: { 'content-type': 'application/json', ...headers[index % 2] },
+      });
       expect(res.status, await res.clone().text()).toBeLessThan(500);
       if (res.status === 201) expect(Object.keys((await res.json()) as object)).toContain('webhook_secret');
       else expect([400, 403, 409]).toContain((await problemOf(res)).status);

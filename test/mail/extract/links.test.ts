@@ -18,17 +18,25 @@ describe('extractLinks', () => {
   });
 
   it('ignores mailto:, javascript:, tel:, relative links and fragments', () => {
-    const html = '<a href="mailto:a@example.org">m</a><a href="javascript:alert(1)">j</a><a href="JavaScript:void(0)">j</a><a href="tel:+4930">t</a><a href="/relative">r</a><a href="#top">f</a><a href="ftp://x.example/f">ftp</a>';
+    const html =
+      '<a href="mailto:a@example.org">m</a><a href="javascript:alert(1)">j</a><a href="JavaScript:void(0)">j</a><a href="tel:+4930">t</a><a href="/relative">r</a><a href="#top">f</a><a href="ftp://x.example/f">ftp</a>';
     expect(urls(html, 'write to mailto:a@example.org or javascript:alert(1)')).toEqual([]);
   });
 
   it('finds bare URLs in text without the punctuation that ends a sentence or a bracket', () => {
-    const text = 'Confirm at https://x.example/c?t=abc123. Or (https://y.example/p) or <https://z.example/q>, see https://en.example/wiki/Foo_(bar).';
-    expect(urls(null, text)).toEqual(['https://x.example/c?t=abc123', 'https://y.example/p', 'https://z.example/q', 'https://en.example/wiki/Foo_(bar)']);
+    const text =
+      'Confirm at https://x.example/c?t=abc123. Or (https://y.example/p) or <https://z.example/q>, see https://en.example/wiki/Foo_(bar).';
+    expect(urls(null, text)).toEqual([
+      'https://x.example/c?t=abc123',
+      'https://y.example/p',
+      'https://z.example/q',
+      'https://en.example/wiki/Foo_(bar)',
+    ]);
   });
 
   it('lists a link once, comparing normalised forms; tracking wrappers are kept as they are', () => {
-    const html = '<a href="HTTPS://X.EXAMPLE/a">1</a><a href="https://x.example:443/a">2</a><a href="https://track.example/r?u=https%3A%2F%2Fx.example%2Fa">3</a>';
+    const html =
+      '<a href="HTTPS://X.EXAMPLE/a">1</a><a href="https://x.example:443/a">2</a><a href="https://track.example/r?u=https%3A%2F%2Fx.example%2Fa">3</a>';
     expect(urls(html, 'again: https://x.example/a and https://track.example/r?u=https%3A%2F%2Fx.example%2Fa')).toEqual([
       'https://x.example/a',
       'https://track.example/r?u=https%3A%2F%2Fx.example%2Fa',
@@ -36,7 +44,10 @@ describe('extractLinks', () => {
   });
 
   it('anchors come before text links; a text link already seen as an anchor is not repeated', () => {
-    expect(urls('<a href="https://b.example/">b</a>', 'https://a.example/ then https://b.example/')).toEqual(['https://b.example/', 'https://a.example/']);
+    expect(urls('<a href="https://b.example/">b</a>', 'https://a.example/ then https://b.example/')).toEqual([
+      'https://b.example/',
+      'https://a.example/',
+    ]);
   });
 });
 

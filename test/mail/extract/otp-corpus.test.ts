@@ -19,7 +19,14 @@ interface Corpus {
 function corpus(name: string): Corpus {
   const dir = fileURLToPath(new URL(`../../fixtures/${name}/`, import.meta.url));
   const labels = JSON.parse(readFileSync(`${dir}labels.json`, 'utf8')) as Record<string, string | null>;
-  return { name, dir, labels, files: readdirSync(dir).filter((f) => f.endsWith('.eml')).sort() };
+  return {
+    name,
+    dir,
+    labels,
+    files: readdirSync(dir)
+      .filter((f) => f.endsWith('.eml'))
+      .sort(),
+  };
 }
 
 const CORPORA = [corpus('otp'), corpus('otp-heldout'), corpus('otp-heldout2')];
@@ -104,7 +111,12 @@ describe('a message an older detector found nothing in', () => {
     const address = await t.mail.inbox();
     await t.mail.send({ from: 'a@example.org', to: address, subject: 'Hello', text: 'Nothing to see here, see you on 12.05.2026.' });
     const [message] = (await (await t.mail.call(`/api/v1/inboxes/${address}/messages`)).json()) as { id: string }[];
-    expect(await (await t.mail.call(`/api/v1/messages/${message!.id}/otp`)).json()).toEqual({ message_id: message!.id, otp: null, found: false, subject: 'Hello' });
+    expect(await (await t.mail.call(`/api/v1/messages/${message!.id}/otp`)).json()).toEqual({
+      message_id: message!.id,
+      otp: null,
+      found: false,
+      subject: 'Hello',
+    });
     expect((await t.mail.call('/api/v1/messages/0190b1a2-0000-7000-8000-000000000000/otp')).status).toBe(404);
   });
 });

@@ -165,7 +165,7 @@ describe('SSE in the same process as SMTP', () => {
   });
 
   it('forgets a client as soon as it disconnects', async () => {
-    await until(() => t.mail.liveSubscribers() === 0, 'earlier tests\' clients to be gone');
+    await until(() => t.mail.liveSubscribers() === 0, "earlier tests' clients to be gone");
     const before = t.mail.liveSubscribers();
     const sse = subscribe(t.mail, await t.mail.inbox());
     await sse.until('connected', 1);
@@ -177,7 +177,7 @@ describe('SSE in the same process as SMTP', () => {
   it('a client that stops reading holds up nobody, and one that reads slowly gets every event in order', async () => {
     const address = await t.mail.inbox();
     const inboxId = ((await (await t.mail.call(`/api/v1/inboxes/${address}`)).json()) as { id: string }).id;
-    await until(() => t.mail.liveSubscribers() === 0, 'earlier tests\' clients to be gone');
+    await until(() => t.mail.liveSubscribers() === 0, "earlier tests' clients to be gone");
     const reader = subscribe(t.mail, address);
     await reader.until('connected', 1);
     // A raw client that never reads after its request.
@@ -240,7 +240,10 @@ describe('SSE with the SMTP receiver in another process', () => {
     await sse.until('connected', 1);
     const client = await SmtpClient.connect(Number(new URL(smtp.addresses.smtp!).port));
     for (const subject of ['from another process', 'and another']) {
-      const reply = await client.send({ from: 'far@sender.test', to: [address] }, Buffer.from(`From: far@sender.test\r\nTo: ${address}\r\nSubject: ${subject}\r\n\r\nbody\r\n`));
+      const reply = await client.send(
+        { from: 'far@sender.test', to: [address] },
+        Buffer.from(`From: far@sender.test\r\nTo: ${address}\r\nSubject: ${subject}\r\n\r\nbody\r\n`),
+      );
       expect(reply.code).toBe(250);
     }
     await client.quit();
@@ -254,7 +257,8 @@ describe('SSE with the SMTP receiver in another process', () => {
     const sse = subscribe(api, address);
     await sse.until('connected', 1);
     const client = await SmtpClient.connect(Number(new URL(smtp.addresses.smtp!).port));
-    const send = (subject: string) => client.send({ from: 'far@sender.test', to: [address] }, Buffer.from(`Subject: ${subject}\r\n\r\nbody\r\n`));
+    const send = (subject: string) =>
+      client.send({ from: 'far@sender.test', to: [address] }, Buffer.from(`Subject: ${subject}\r\n\r\nbody\r\n`));
     await send('before');
     await sse.until('message', 1);
     // The API process goes away (its streams end), mail comes meanwhile, and the client reconnects elsewhere:

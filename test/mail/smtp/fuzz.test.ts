@@ -49,8 +49,25 @@ describe('generated command lines', () => {
   it('60 sessions of up to 30 generated lines, pipelined in one write: only replies come back, the session ends', async () => {
     const target = await t.mail.inbox();
     const verb = fc.constantFrom(
-      'HELO ', 'EHLO ', 'MAIL FROM:', 'RCPT TO:', 'DATA', 'RSET', 'NOOP', 'VRFY ', 'EXPN ', 'HELP', 'STARTTLS', 'AUTH PLAIN ',
-      'BDAT 10', 'XCLIENT ', 'mail from:<a@example.org>', `RCPT TO:<${target}>`, 'GET / HTTP/1.1', '', '.',
+      'HELO ',
+      'EHLO ',
+      'MAIL FROM:',
+      'RCPT TO:',
+      'DATA',
+      'RSET',
+      'NOOP',
+      'VRFY ',
+      'EXPN ',
+      'HELP',
+      'STARTTLS',
+      'AUTH PLAIN ',
+      'BDAT 10',
+      'XCLIENT ',
+      'mail from:<a@example.org>',
+      `RCPT TO:<${target}>`,
+      'GET / HTTP/1.1',
+      '',
+      '.',
     );
     const rest = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 50 }), fc.constant(''));
     const ending = fc.constantFrom('\r\n', '\n', '\0\r\n', '\r\r\n');
@@ -86,7 +103,11 @@ describe('over-long lines and odd bytes', () => {
   it('a DATA line of 2 MiB without a line break, NUL bytes and bare LFs are stored byte for byte', async () => {
     const to = await t.mail.inbox();
     const client = await SmtpClient.connect(t.mail.smtpPort);
-    const body = Buffer.concat([Buffer.from('Subject: long\nX-Nul: a\0b\r\n\r\n'), Buffer.alloc(2 * 1024 * 1024, 'y'), Buffer.from('\0\n\r\n')]);
+    const body = Buffer.concat([
+      Buffer.from('Subject: long\nX-Nul: a\0b\r\n\r\n'),
+      Buffer.alloc(2 * 1024 * 1024, 'y'),
+      Buffer.from('\0\n\r\n'),
+    ]);
     const reply = await client.send({ from: 'a@example.org', to: [to] }, body);
     await client.quit();
     expect(reply.code, reply.text).toBe(250);
@@ -133,7 +154,9 @@ describe('pipelining abuse and commands out of order', () => {
 
   it('commands out of order get 503 (or 5xx), never a crash', async () => {
     const c = await greeted();
-    c.write('EHLO order.test\r\nDATA\r\nRCPT TO:<a@inbox.test>\r\nMAIL FROM:<a@example.org>\r\nMAIL FROM:<b@example.org>\r\nDATA\r\n.\r\nBDAT 0 LAST\r\nQUIT\r\n');
+    c.write(
+      'EHLO order.test\r\nDATA\r\nRCPT TO:<a@inbox.test>\r\nMAIL FROM:<a@example.org>\r\nMAIL FROM:<b@example.org>\r\nDATA\r\n.\r\nBDAT 0 LAST\r\nQUIT\r\n',
+    );
     await c.closed;
     const codes = c
       .received()

@@ -150,7 +150,9 @@ describe('SMTP receiver SIGKILLed under load', () => {
     }
 
     const lost = log.filter((s) => s.code === 250 && !s.to.every((to) => stored.get(s.token)?.has(to)));
-    const duplicates = [...stored].flatMap(([token, perInbox]) => [...perInbox].filter(([, n]) => n > 1).map(([to, n]) => `${token} ×${n} in ${to}`));
+    const duplicates = [...stored].flatMap(([token, perInbox]) =>
+      [...perInbox].filter(([, n]) => n > 1).map(([to, n]) => `${token} ×${n} in ${to}`),
+    );
     const refusedButStored = log.filter((s) => s.code !== undefined && s.code !== 250 && stored.has(s.token));
     const partial = [...stored].filter(([token, perInbox]) => perInbox.size !== byToken.get(token)!.to.length).map(([token]) => token);
 
@@ -163,11 +165,17 @@ describe('SMTP receiver SIGKILLed under load', () => {
       details: { strays: strays.length, corrupt: corrupt.length, refusedButStored: refusedButStored.length, partial: partial.length },
     });
     const context = `${summary}, ${rows.length} rows`;
-    expect(lost.map((s) => `${s.token} → ${s.to.join(', ')}`), `answered 250 but not stored (${context})`).toEqual([]);
+    expect(
+      lost.map((s) => `${s.token} → ${s.to.join(', ')}`),
+      `answered 250 but not stored (${context})`,
+    ).toEqual([]);
     expect(duplicates, `stored more than once in one inbox (${context})`).toEqual([]);
     expect(strays, `rows that were never sent there (${context})`).toEqual([]);
     expect(corrupt, `stored bytes differ from the bytes sent (${context})`).toEqual([]);
-    expect(refusedButStored.map((s) => `${s.token} (${s.code})`), `refused with a reply, yet stored (${context})`).toEqual([]);
+    expect(
+      refusedButStored.map((s) => `${s.token} (${s.code})`),
+      `refused with a reply, yet stored (${context})`,
+    ).toEqual([]);
     // A message's rows are written in one statement: for all of its inboxes or for none.
     expect(partial, `stored for some of its inboxes only (${context})`).toEqual([]);
   }, 45_000);

@@ -3,8 +3,6 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { describe, expect, it } from 'vitest';
 import { useMail } from '../../helpers/mail.ts';
 
-
-
 /** A message as nodemailer builds it, ending with CRLF: SMTP's data always ends with its last line's CRLF. */
 async function compose(options: ConstructorParameters<typeof MailComposer>[0]): Promise<Buffer> {
   const built = await new MailComposer(options).compile().build();

@@ -9,11 +9,14 @@ import { SmtpClient } from '../../helpers/smtp.ts';
 
 const LIMIT = 64 * 1024;
 
-
-
 const message = (to: string, body = 'hello') => `From: a@example.org\r\nTo: ${to}\r\nSubject: rules\r\n\r\n${body}\r\n`;
 const stored = async (address: string) =>
-  (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE i.address = $1`, [address])).rows[0]!.n;
+  (
+    await t.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE i.address = $1`,
+      [address],
+    )
+  ).rows[0]!.n;
 
 const t = useMail({ smtp: { maxMessageBytes: LIMIT } });
 
@@ -106,7 +109,13 @@ describe('SMTP with a certificate and behind a proxy', () => {
       expect((await s.command('EHLO client.example')).text).toContain('STARTTLS');
       s.destroy();
       const address = await tlsMail.inbox();
-      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: tlsMail.smtpPort, secure: false, requireTLS: true, tls: { ca: cert, servername: 'inbox.test' } });
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: tlsMail.smtpPort,
+        secure: false,
+        requireTLS: true,
+        tls: { ca: cert, servername: 'inbox.test' },
+      });
       const info = await transport.sendMail({ from: 'a@example.org', to: address, subject: 'over TLS', text: 'secret' });
       transport.close();
       expect(info.response).toMatch(/^250 /);

@@ -133,7 +133,12 @@ describe('the web inbox in a browser', () => {
     const p = await phone.newPage();
     await p.goto(`${t.mail.url}/`);
     const phoneAddress = (await p.getByTestId('address').textContent())!;
-    await t.mail.send({ from: 'Sign-up <hello@app.example>', to: phoneAddress, subject: 'Confirm your sign-up', text: 'Your code: 730155' });
+    await t.mail.send({
+      from: 'Sign-up <hello@app.example>',
+      to: phoneAddress,
+      subject: 'Confirm your sign-up',
+      text: 'Your code: 730155',
+    });
     await p.getByTestId('message-row').waitFor();
     expect(await pageWidth(p)).toBeLessThanOrEqual(390);
     await p.screenshot({ path: new URL('phone-list.png', SHOTS).pathname, animations: 'disabled' });

@@ -18,7 +18,9 @@ afterAll(async () => {
 });
 
 it('applies every migration exactly once when started concurrently', async () => {
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, ''));
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.replace(/\.sql$/, ''));
   expect(files.length).toBeGreaterThan(0);
   // Each runner opens its own connection, as separate processes would.
   const results = await Promise.all(Array.from({ length: 5 }, () => migrate(db.url, log)));

@@ -12,7 +12,12 @@ const j = useJobsApi();
 
 const apis = [
   { name: 'mail', url: () => m.mail.url, path: '/api/v1/inboxes/generate', auth: async () => '' },
-  { name: 'jobs', url: () => j.api.url, path: '/v1/jobs', auth: async () => `Authorization: Bearer ${await tokenFor(j.db, `t${Math.random()}`)}\r\n` },
+  {
+    name: 'jobs',
+    url: () => j.api.url,
+    path: '/v1/jobs',
+    auth: async () => `Authorization: Bearer ${await tokenFor(j.db, `t${Math.random()}`)}\r\n`,
+  },
 ];
 
 interface Exchange {
@@ -28,7 +33,8 @@ async function writeAllThenRead(socket: Socket, head: string, bodyBytes: number)
   const chunk = Buffer.alloc(64 * 1024, 'a');
   try {
     await write(socket, head);
-    for (let sent = 0; sent < bodyBytes; sent += chunk.length) await write(socket, chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent)));
+    for (let sent = 0; sent < bodyBytes; sent += chunk.length)
+      await write(socket, chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent)));
     return undefined;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code ?? String(err);
@@ -78,20 +84,23 @@ async function oversizedPost(
 }
 
 describe.each(apis)('$name API: a body over the limit with Content-Length', (api) => {
-  it.each([2, 20])('%i MiB written in full before reading: the 413 problem is read, and the connection serves the next request', async (mib) => {
-    const { received, writeError, socket } = await oversizedPost(api, mib * 1024 * 1024);
-    expect(writeError, received.slice(0, 300)).toBeUndefined();
-    expect(received).toMatch(/^HTTP\/1\.1 413 /);
-    expect(received).toMatch(/content-type: application\/problem\+json/i);
-    const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) as { code: string; detail: string };
-    expect(body.code).toBe('payload_too_large');
-    expect(body.detail).toContain(`${mib * 1024 * 1024} bytes`);
-    // The same connection answers a next request: nothing of the discarded body was taken for one.
-    socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
-    const next = await readUntil(socket, /"status":"ok"/);
-    expect(next).toMatch(/^HTTP\/1\.1 200 /);
-    socket.destroy();
-  });
+  it.each([2, 20])(
+    '%i MiB written in full before reading: the 413 problem is read, and the connection serves the next request',
+    async (mib) => {
+      const { received, writeError, socket } = await oversizedPost(api, mib * 1024 * 1024);
+      expect(writeError, received.slice(0, 300)).toBeUndefined();
+      expect(received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(received).toMatch(/content-type: application\/problem\+json/i);
+      const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) as { code: string; detail: string };
+      expect(body.code).toBe('payload_too_large');
+      expect(body.detail).toContain(`${mib * 1024 * 1024} bytes`);
+      // The same connection answers a next request: nothing of the discarded body was taken for one.
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const next = await readUntil(socket, /"status":"ok"/);
+      expect(next).toMatch(/^HTTP\/1\.1 200 /);
+      socket.destroy();
+    },
+  );
 
   it('a client that sends more than the discard limit is cut off, and the API answers the next client', async () => {
     const { writeError, socket } = await oversizedPost(api, DISCARD_LIMIT_BYTES + 8 * 1024 * 1024);

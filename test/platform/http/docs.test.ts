@@ -31,7 +31,10 @@ describe.each(APIS)('GET /docs on the $name API', ({ url }) => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers.get(name), name).toBe(value);
     const csp = Object.fromEntries(
-      res.headers.get('content-security-policy')!.split(/;\s*/).map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]),
+      res.headers
+        .get('content-security-policy')!
+        .split(/;\s*/)
+        .map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]),
     );
     expect(csp).toMatchObject({ 'default-src': "'none'", 'script-src': "'self'", 'connect-src': "'self'", 'frame-ancestors': "'none'" });
     const html = await res.text();
@@ -50,7 +53,10 @@ describe.each(APIS)('GET /docs on the $name API', ({ url }) => {
       expect(res.headers.get('content-security-policy'), asset).toBe(SECURITY_HEADERS['content-security-policy']);
       const body = Buffer.from(await res.arrayBuffer());
       const file = join(PACKAGE_DIR, asset.slice('/docs/'.length));
-      const size = await stat(file).then((s) => s.size, () => undefined);
+      const size = await stat(file).then(
+        (s) => s.size,
+        () => undefined,
+      );
       // Our configuration script is ours; every other file is the package's, byte for byte in length.
       if (asset !== '/docs/reference.js') expect(body.length, asset).toBe(size);
     }
@@ -87,40 +93,46 @@ describe('/docs in Chromium', () => {
     await browser?.close();
   });
 
-  it.each(APIS)('renders every operation of the $name API and runs one, with no console error and no foreign request', async ({ url, example }) => {
-    const origin = new URL(url()).origin;
-    const page = await browser.newPage();
-    const lines = consoleOf(page);
-    const requests: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    // Anything not ours is refused, so a foreign request would also show as a console error.
-    await page.route((target) => target.origin !== origin, (route) => route.abort());
+  it.each(APIS)(
+    'renders every operation of the $name API and runs one, with no console error and no foreign request',
+    async ({ url, example }) => {
+      const origin = new URL(url()).origin;
+      const page = await browser.newPage();
+      const lines = consoleOf(page);
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      // Anything not ours is refused, so a foreign request would also show as a console error.
+      await page.route(
+        (target) => target.origin !== origin,
+        (route) => route.abort(),
+      );
 
-    await page.goto(`${url()}/docs`);
-    await page.locator('.opblock').first().waitFor();
-    const doc = (await (await fetch(`${url()}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    const shown = await page.locator('.opblock-summary').evaluateAll((blocks) =>
-      blocks.map((b) => {
-        const method = b.querySelector('.opblock-summary-method')?.textContent;
-        return `${method} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`;
-      }),
-    );
-    expect(shown.sort()).toEqual(documented.sort());
-    expect(shown).toContain(example);
+      await page.goto(`${url()}/docs`);
+      await page.locator('.opblock').first().waitFor();
+      const doc = (await (await fetch(`${url()}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+      const shown = await page.locator('.opblock-summary').evaluateAll((blocks) =>
+        blocks.map((b) => {
+          const method = b.querySelector('.opblock-summary-method')?.textContent;
+          return `${method} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`;
+        }),
+      );
+      expect(shown.sort()).toEqual(documented.sort());
+      expect(shown).toContain(example);
 
-    // Interactive: "Try it out" on GET /healthz calls this server and shows its answer.
-    await page.locator('#operations-operations-get_healthz').click();
-    await page.getByRole('button', { name: 'Try it out' }).click();
-    await page.getByRole('button', { name: 'Execute' }).click();
-    const live = page.locator('.live-responses-table tr.response .response-col_status').first();
-    await live.waitFor();
-    expect((await live.textContent())?.trim()).toBe('200');
-    expect(requests).toContain(`${origin}/healthz`);
+      // Interactive: "Try it out" on GET /healthz calls this server and shows its answer.
+      await page.locator('#operations-operations-get_healthz').click();
+      await page.getByRole('button', { name: 'Try it out' }).click();
+      await page.getByRole('button', { name: 'Execute' }).click();
+      const live = page.locator('.live-responses-table tr.response .response-col_status').first();
+      await live.waitFor();
+      expect((await live.textContent())?.trim()).toBe('200');
+      expect(requests).toContain(`${origin}/healthz`);
 
-    expect(lines.filter((l) => l.startsWith('error') || l.startsWith('pageerror'))).toEqual([]);
-    expect(requests.filter((r) => new URL(r).origin !== origin)).toEqual([]);
-    expect(requests).toContain(`${origin}/openapi.json`);
-    await page.close();
-  });
+      expect(lines.filter((l) => l.startsWith('error') || l.startsWith('pageerror'))).toEqual([]);
+      expect(requests.filter((r) => new URL(r).origin !== origin)).toEqual([]);
+      expect(requests).toContain(`${origin}/openapi.json`);
+      await page.close();
+    },
+  );
 });

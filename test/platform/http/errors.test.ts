@@ -48,7 +48,14 @@ let served: Served;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const app = await createApp({ title: 't', description: 't', version: '0', log: createLogger({ level: 'silent' }), pool: db.pool, routes });
+  const app = await createApp({
+    title: 't',
+    description: 't',
+    version: '0',
+    log: createLogger({ level: 'silent' }),
+    pool: db.pool,
+    routes,
+  });
   served = await serve(app);
 });
 afterAll(async () => {
@@ -122,7 +129,7 @@ describe('request bodies', () => {
     expect(problem.detail).toContain('body/');
   });
 
-  it('a handler\'s own validation uses the same envelope', async () => {
+  it("a handler's own validation uses the same envelope", async () => {
     const res = await fetch(`${served.url}/invalid`);
     expect(res.status).toBe(400);
     const problem = await problemOf(res);
@@ -204,7 +211,14 @@ describe('health', () => {
   it('/readyz answers 503 problem+json when the database is unreachable', async () => {
     // A port nothing listens on: the pool cannot connect.
     const pool = createPool('postgres://x:y@127.0.0.1:1/none', createLogger({ level: 'silent' }));
-    const app = await createApp({ title: 't', description: 't', version: '0', log: createLogger({ level: 'silent' }), pool, routes: async () => {} });
+    const app = await createApp({
+      title: 't',
+      description: 't',
+      version: '0',
+      log: createLogger({ level: 'silent' }),
+      pool,
+      routes: async () => {},
+    });
     const down = await serve(app);
     try {
       const res = await fetch(`${down.url}/readyz`);

@@ -49,7 +49,9 @@ describe('HTTP request timeout and connection cap', () => {
     // The server counts a socket gone once its close has been handled: a few tries at most.
     let status = 0;
     for (let i = 0; i < 50 && status !== 200; i++) {
-      status = await fetch(`${t.mail.url}/healthz`).then(async (r) => (await r.arrayBuffer(), r.status)).catch(() => 0);
+      status = await fetch(`${t.mail.url}/healthz`)
+        .then(async (r) => (await r.arrayBuffer(), r.status))
+        .catch(() => 0);
     }
     expect(status).toBe(200);
   }, 30_000);

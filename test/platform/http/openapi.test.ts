@@ -37,7 +37,11 @@ async function documentAt(url: string): Promise<Record<string, any>> {
 describe('GET /openapi.json', () => {
   it.each([
     ['jobs', () => startJobsApi(db, { version: '1.2.3' })],
-    ['mail', async () => serve(await buildMailApp({ pool: db.pool, log, version: '1.2.3', anonTtlSeconds: 3600, databaseUrl: db.url, ssePingSeconds: 15 }))],
+    [
+      'mail',
+      async () =>
+        serve(await buildMailApp({ pool: db.pool, log, version: '1.2.3', anonTtlSeconds: 3600, databaseUrl: db.url, ssePingSeconds: 15 })),
+    ],
   ])('the %s API serves a valid OpenAPI 3.1 document', async (_name, start) => {
     const served = await start();
     servers.push(served);

@@ -14,22 +14,44 @@ function rule(text: string): MetricsAccess {
   return parsed.value;
 }
 
-const allowed = (access: MetricsAccess, peer: string | undefined, headers: Record<string, string[]> = {}) => isMetricsClientAllowed(access, peer, headers);
+const allowed = (access: MetricsAccess, peer: string | undefined, headers: Record<string, string[]> = {}) =>
+  isMetricsClientAllowed(access, peer, headers);
 
 describe('the access rule', () => {
   it.each([
-    '127.0.0.1', '127.8.9.10', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-    'fd12:3456::1', 'fc00::1', 'fe80::1', 'fe80::1%eth0', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:192.168.0.9',
+    '127.0.0.1',
+    '127.8.9.10',
+    '::1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    'fd12:3456::1',
+    'fc00::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:192.168.0.9',
   ])('private lets %s in', (peer) => {
     expect(allowed(PRIVATE_NETWORKS, peer)).toBe(true);
   });
 
-  it.each(['203.0.113.9', '8.8.8.8', '172.32.0.1', '100.64.0.1', '2001:db8::1', '::ffff:203.0.113.9', '0.0.0.0', '::', '64:ff9b::a00:1', 'nonsense'])(
-    'private keeps %s out',
-    (peer) => {
-      expect(allowed(PRIVATE_NETWORKS, peer)).toBe(false);
-    },
-  );
+  it.each([
+    '203.0.113.9',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.64.0.1',
+    '2001:db8::1',
+    '::ffff:203.0.113.9',
+    '0.0.0.0',
+    '::',
+    '64:ff9b::a00:1',
+    'nonsense',
+  ])('private keeps %s out', (peer) => {
+    expect(allowed(PRIVATE_NETWORKS, peer)).toBe(false);
+  });
 
   it('keeps a request out when any client named by Forwarded, X-Forwarded-For or X-Real-IP fails, or cannot be read', () => {
     const ok = (headers: Record<string, string[]>) => allowed(PRIVATE_NETWORKS, '127.0.0.1', headers);
@@ -80,8 +102,22 @@ describe('/metrics on an app', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (const [name, access] of Object.entries({ private: PRIVATE_NETWORKS, none: rule('none'), all: rule('all'), outside: rule('10.0.0.0/8'), loopback: rule('127.0.0.0/8,::1') })) {
-      const app = await createApp({ title: 't', description: 't', version: '0', log, pool: db.pool, routes: async () => {}, metricsAccess: access });
+    for (const [name, access] of Object.entries({
+      private: PRIVATE_NETWORKS,
+      none: rule('none'),
+      all: rule('all'),
+      outside: rule('10.0.0.0/8'),
+      loopback: rule('127.0.0.0/8,::1'),
+    })) {
+      const app = await createApp({
+        title: 't',
+        description: 't',
+        version: '0',
+        log,
+        pool: db.pool,
+        routes: async () => {},
+        metricsAccess: access,
+      });
       served[name] = await serve(app);
     }
   });
@@ -100,7 +136,12 @@ describe('/metrics on an app', () => {
   });
 
   it('refuses, with a 403 problem, a loopback proxy that forwards an outside client', async () => {
-    const forwarded: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }, { 'x-forwarded-for': 'not-an-address' }];
+    const forwarded: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+      { 'x-real-ip': '203.0.113.9' },
+      { 'x-forwarded-for': 'not-an-address' },
+    ];
     for (const headers of forwarded) {
       const res = await scrape('private', headers);
       expect(res.status).toBe(403);

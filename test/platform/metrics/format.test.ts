@@ -70,7 +70,9 @@ describe('/metrics of a process running both APIs', () => {
     db = await createTestDatabase();
     queue = await startQueue(db.url, log, { work: false });
     jobs = await serve(await buildJobsApp({ pool: db.pool, log, version: 'test', queue, maxDomains: 10, allowPrivateNetwork: false }));
-    mail = await serve(await buildMailApp({ pool: db.pool, log, version: 'test', anonTtlSeconds: 60, databaseUrl: db.url, ssePingSeconds: 15 }));
+    mail = await serve(
+      await buildMailApp({ pool: db.pool, log, version: 'test', anonTtlSeconds: 60, databaseUrl: db.url, ssePingSeconds: 15 }),
+    );
   });
   afterAll(async () => {
     await jobs?.close();
@@ -87,14 +89,23 @@ describe('/metrics of a process running both APIs', () => {
     for (const name of names) {
       const family = parsed.families.get(name)!;
       expect(family.help, name).toBeTruthy();
-      expect(name, 'our metrics carry the prefix; Node\'s keep their standard names').toMatch(/^(domainkit_|process_|nodejs_)/);
+      expect(name, "our metrics carry the prefix; Node's keep their standard names").toMatch(/^(domainkit_|process_|nodejs_)/);
       if (family.type === 'counter') expect(name).toMatch(/_total$/);
       if (family.type === 'histogram' && name.startsWith('domainkit_')) expect(name).toMatch(/_seconds$/);
     }
     for (const ours of [
-      'domainkit_http_requests_total', 'domainkit_smtp_sessions_total', 'domainkit_smtp_replies_total', 'domainkit_smtp_data_duration_seconds',
-      'domainkit_messages_stored_total', 'domainkit_sse_subscribers', 'domainkit_webhook_delivery_attempts_total', 'domainkit_tasks_total',
-      'domainkit_upstream_request_duration_seconds', 'domainkit_queue_depth', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds',
+      'domainkit_http_requests_total',
+      'domainkit_smtp_sessions_total',
+      'domainkit_smtp_replies_total',
+      'domainkit_smtp_data_duration_seconds',
+      'domainkit_messages_stored_total',
+      'domainkit_sse_subscribers',
+      'domainkit_webhook_delivery_attempts_total',
+      'domainkit_tasks_total',
+      'domainkit_upstream_request_duration_seconds',
+      'domainkit_queue_depth',
+      'process_cpu_seconds_total',
+      'nodejs_eventloop_lag_seconds',
     ]) {
       expect(names).toContain(ours);
     }

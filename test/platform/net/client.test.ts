@@ -82,7 +82,8 @@ describe('with the public-only policy', () => {
   });
 
   it('refuses a name whose every address is refused, from a custom resolver too', async () => {
-    const lookup: LookupFunction = (_host, _opts, cb) => (cb as (e: null, a: unknown) => void)(null, [{ address: '192.168.7.7', family: 4 }]);
+    const lookup: LookupFunction = (_host, _opts, cb) =>
+      (cb as (e: null, a: unknown) => void)(null, [{ address: '192.168.7.7', family: 4 }]);
     const custom = createOutbound({ policy: isPublicAddress, lookup });
     const err = await failure(custom.request('http://intranet.example.com/', { timeoutMs: 2000 }));
     expect(err.kind).toBe('refused_address');
@@ -109,7 +110,8 @@ describe('redirects', () => {
   });
 
   it('a redirect to a name that resolves to a private address is refused', async () => {
-    const lookup: LookupFunction = (_host, _opts, cb) => (cb as (e: null, a: unknown) => void)(null, [{ address: '192.168.5.5', family: 4 }]);
+    const lookup: LookupFunction = (_host, _opts, cb) =>
+      (cb as (e: null, a: unknown) => void)(null, [{ address: '192.168.5.5', family: 4 }]);
     const custom = createOutbound({ policy: (a) => a === '127.0.0.1', lookup });
     const err = await failure(custom.request(`${base}/redirect?to=http://router.internal.test/`, { timeoutMs: 2000, maxRedirects: 5 }));
     expect(err.kind).toBe('refused_address');
@@ -138,7 +140,12 @@ describe('with ALLOW_PRIVATE_NETWORK (allow everything)', () => {
 
   it('reaches loopback and sends the exact body', async () => {
     const body = Buffer.from('{"ü":"✓"}');
-    const res = await client.request(`${base}/ok`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, timeoutMs: 2000 });
+    const res = await client.request(`${base}/ok`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      timeoutMs: 2000,
+    });
     expect(res.status).toBe(200);
     expect(received.at(-1)).toEqual({ method: 'POST', url: '/ok', body: '{"ü":"✓"}' });
     expect(res.firstByteMs).toBeGreaterThanOrEqual(0);

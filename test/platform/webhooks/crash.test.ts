@@ -44,7 +44,14 @@ afterAll(async () => {
 it('a delivery in flight when its worker is SIGKILLed is completed by another worker', { timeout: 90_000 }, async () => {
   const first = await startWorker();
   const id = await withTransaction(db.pool, (tx) =>
-    enqueueDelivery(tx, queue, { service: 'jobs', event: 'job.finished', subject: 's', url: `${receiver.url}/hook`, body: '{"a":1}', secretRef: 'r' }),
+    enqueueDelivery(tx, queue, {
+      service: 'jobs',
+      event: 'job.finished',
+      subject: 's',
+      url: `${receiver.url}/hook`,
+      body: '{"a":1}',
+      secretRef: 'r',
+    }),
   );
   await receiver.waitFor('/hook', 1);
   first.kill('SIGKILL');

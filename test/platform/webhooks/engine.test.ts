@@ -5,7 +5,13 @@ import { withTransaction } from '../../../src/platform/db/index.ts';
 import { createLogger } from '../../../src/platform/log.ts';
 import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from '../../../src/platform/queue.ts';
-import { createDeliveryQueue, deliveryLog, enqueueDelivery, startDeliveryWorker, type WebhookService } from '../../../src/platform/webhooks/index.ts';
+import {
+  createDeliveryQueue,
+  deliveryLog,
+  enqueueDelivery,
+  startDeliveryWorker,
+  type WebhookService,
+} from '../../../src/platform/webhooks/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -37,7 +43,15 @@ beforeAll(async () => {
   queue = await startQueue(db.url, log);
   await createDeliveryQueue(queue);
   receiver = await startReceiver(script);
-  await startDeliveryWorker({ pool: db.pool, queue, outbound, services: [jobs, mail], log, userAgent: 'domainkit-test', attemptTimeoutMs: 500 });
+  await startDeliveryWorker({
+    pool: db.pool,
+    queue,
+    outbound,
+    services: [jobs, mail],
+    log,
+    userAgent: 'domainkit-test',
+    attemptTimeoutMs: 500,
+  });
 });
 afterAll(async () => {
   await stopQueue(queue);
@@ -48,7 +62,14 @@ afterAll(async () => {
 
 function enqueue(path: string, body: string, service: WebhookService = jobs, secretRef = 'job-1') {
   return withTransaction(db.pool, (tx) =>
-    enqueueDelivery(tx, queue, { service: service.name, event: 'job.finished', subject: path, url: `${receiver.url}${path}`, body, secretRef }),
+    enqueueDelivery(tx, queue, {
+      service: service.name,
+      event: 'job.finished',
+      subject: path,
+      url: `${receiver.url}${path}`,
+      body,
+      secretRef,
+    }),
   );
 }
 
@@ -63,7 +84,10 @@ async function settled(id: string, timeoutMs = 20_000) {
 }
 
 async function attemptsOf(id: string) {
-  const { rows } = await db.pool.query('SELECT attempt, status_code, error, outcome FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [id]);
+  const { rows } = await db.pool.query(
+    'SELECT attempt, status_code, error, outcome FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [id],
+  );
   return rows;
 }
 
@@ -148,7 +172,14 @@ describe('retries', () => {
 
   it('an unreachable receiver (connection refused) is retried like a 5xx', async () => {
     const id = await withTransaction(db.pool, (tx) =>
-      enqueueDelivery(tx, queue, { service: 'jobs', event: 'e', subject: 'refused', url: 'http://127.0.0.1:1/x', body: '{}', secretRef: 'job-1' }),
+      enqueueDelivery(tx, queue, {
+        service: 'jobs',
+        event: 'e',
+        subject: 'refused',
+        url: 'http://127.0.0.1:1/x',
+        body: '{}',
+        secretRef: 'job-1',
+      }),
     );
     expect(await settled(id)).toEqual({ state: 'failed', attempts: 4 });
     expect((await attemptsOf(id)).every((a) => a.error === 'connect')).toBe(true);
@@ -160,7 +191,14 @@ describe('durability', () => {
     const path = '/seq/200/rollback';
     await expect(
       withTransaction(db.pool, async (tx) => {
-        await enqueueDelivery(tx, queue, { service: 'jobs', event: 'e', subject: path, url: `${receiver.url}${path}`, body: '{}', secretRef: 'job-1' });
+        await enqueueDelivery(tx, queue, {
+          service: 'jobs',
+          event: 'e',
+          subject: path,
+          url: `${receiver.url}${path}`,
+          body: '{}',
+          secretRef: 'job-1',
+        });
         throw new Error('the event failed');
       }),
     ).rejects.toThrow('the event failed');
@@ -173,7 +211,14 @@ describe('durability', () => {
   it('a delivery whose secret is gone is dropped without sending', async () => {
     const path = '/seq/200/orphan';
     const id = await withTransaction(db.pool, (tx) =>
-      enqueueDelivery(tx, queue, { service: 'jobs', event: 'e', subject: path, url: `${receiver.url}${path}`, body: '{}', secretRef: 'deleted-job' }),
+      enqueueDelivery(tx, queue, {
+        service: 'jobs',
+        event: 'e',
+        subject: path,
+        url: `${receiver.url}${path}`,
+        body: '{}',
+        secretRef: 'deleted-job',
+      }),
     );
     expect(await settled(id)).toEqual({ state: 'dropped', attempts: 0 });
     expect(receiver.forPath(path)).toHaveLength(0);

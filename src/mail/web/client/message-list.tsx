@@ -14,7 +14,12 @@ export function MessageList(props: {
     <section class="list" aria-label="Messages">
       <div class="toolbar">
         <h2>
-          Inbox {unread > 0 && <span class="badge" aria-label={`${unread} unread`}>{unread}</span>}
+          Inbox{' '}
+          {unread > 0 && (
+            <span class="badge" aria-label={`${unread} unread`}>
+              {unread}
+            </span>
+          )}
         </h2>
         <button type="button" class="secondary" onClick={props.markAllRead} disabled={unread === 0}>
           Mark all read

@@ -85,7 +85,13 @@ export function MessageView(props: { id: string; close(): void; deleted(id: stri
             </button>
           </div>
           <div role="tablist" class="tabs">
-            <button type="button" role="tab" aria-selected={tab === 'html'} disabled={!loaded.message.body_html} onClick={() => setTab('html')}>
+            <button
+              type="button"
+              role="tab"
+              aria-selected={tab === 'html'}
+              disabled={!loaded.message.body_html}
+              onClick={() => setTab('html')}
+            >
               HTML
             </button>
             <button type="button" role="tab" aria-selected={tab === 'text'} onClick={() => setTab('text')}>
