@@ -7,8 +7,7 @@ import { domainToAdd, putDomain, signAccountToken } from './mail/index.ts';
 import { migrate, openDatabase, UnsupportedServerError, type Database } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { onShutdown } from './platform/shutdown.ts';
-import { deliveryLog } from './platform/webhooks/index.ts';
-import { formatDeliveryLog } from './platform/webhooks/format.ts';
+import { deliveryLog, formatDeliveryLog } from './platform/webhooks/index.ts';
 import { ROLES, VERSION, startRoles, type Role } from './roles.ts';
 
 function settings(): Config {

@@ -2,8 +2,8 @@
 // names a setting. Each parser returns the value or a problem; the reader turns a problem into a ConfigError.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseMetricsAllow, type MetricsAccess } from './platform/metrics/access.ts';
-import { normaliseDomain } from './platform/net/hostname.ts';
+import { parseMetricsAllow, type MetricsAccess } from './platform/metrics/index.ts';
+import { normaliseDomain } from './platform/net/index.ts';
 
 /** A setting that failed validation; `message` is one line that names it. */
 export class ConfigError extends Error {

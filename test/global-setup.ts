@@ -18,7 +18,16 @@ declare module 'vitest' {
   }
 }
 
+/** Tests run src/ as is, through Node's type stripping (on by default from 22.18); the program itself needs 22.12. */
+const TESTS_NEED_NODE = [22, 18] as const;
+
 export default async function setup(project: TestProject) {
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  if (major < TESTS_NEED_NODE[0] || (major === TESTS_NEED_NODE[0] && minor < TESTS_NEED_NODE[1])) {
+    throw new Error(
+      `npm test needs Node.js ${TESTS_NEED_NODE.join('.')} or newer (it runs src/ through type stripping); this is ${process.versions.node}`,
+    );
+  }
   const log = createLogger({ level: 'warn' }, process.stderr);
   let adminUrl = process.env.TEST_DATABASE_URL;
   let cleanup = async () => {};

@@ -1,5 +1,4 @@
 // The database of a process: DATABASE_URL when set, otherwise the embedded PostgreSQL under DATA_DIR.
-import type { Config } from '../../config.ts';
 import type { Logger } from '../log.ts';
 import { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
 import { createPool, type Pool } from './pool.ts';
@@ -20,7 +19,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: Logger): Promise<Database> {
+/** DATABASE_URL and DATA_DIR, as the settings give them. */
+export interface DatabaseSettings {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
+export async function openDatabase(config: DatabaseSettings, log: Logger): Promise<Database> {
   const embedded = config.databaseUrl ? undefined : await acquireEmbedded({ dataDir: config.dataDir, log });
   const url = config.databaseUrl ?? embedded!.url();
   const pool = createPool(url, log);

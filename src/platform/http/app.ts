@@ -1,8 +1,7 @@
 // The Fastify app factory both APIs are built with. It never listens: src/cli.ts (or a test) does.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
@@ -17,9 +16,7 @@ import { refuseOversizedBody } from './body-limit.ts';
 import { DEFAULT_HTTP_LIMITS, serverOptions, type HttpLimits } from './limits.ts';
 import { countRequest, serveMetrics } from './metrics.ts';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, ValidationIssueSchema, problemBody } from './problem.ts';
-
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger, TypeBoxTypeProvider>;
-export type RoutePlugin = FastifyPluginAsync<Record<never, never>, RawServerDefault, TypeBoxTypeProvider>;
+import type { App, RoutePlugin } from './types.ts';
 
 export interface AppOptions {
   title: string;

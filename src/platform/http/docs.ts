@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { RoutePlugin } from './app.ts';
+import type { RoutePlugin } from './types.ts';
 import { SECURITY_HEADERS } from './headers.ts';
 
 export const DOCS_PATH = '/docs';

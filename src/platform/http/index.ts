@@ -1,4 +1,5 @@
-export { createApp, type App, type AppOptions, type RoutePlugin } from './app.ts';
+export { createApp, type AppOptions } from './app.ts';
+export type { App, RoutePlugin } from './types.ts';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.ts';
 export { buildMetricsApp, type MetricsAppOptions } from './metrics-listener.ts';
 export { invalid, sendProblem, validationProblem } from './errors.ts';

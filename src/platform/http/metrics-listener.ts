@@ -4,7 +4,8 @@
 import type { Pool } from '../db/index.ts';
 import type { Logger } from '../log.ts';
 import type { MetricsAccess } from '../metrics/index.ts';
-import { createApp, type App } from './app.ts';
+import { createApp } from './app.ts';
+import type { App } from './types.ts';
 import type { HttpLimits } from './limits.ts';
 
 export interface MetricsAppOptions {

@@ -6,6 +6,7 @@ import { isPublicAddress } from './policy.ts';
 /** Why a webhook_url cannot be used, or undefined. Host names are checked again, on the address, at delivery. */
 export function webhookUrlProblem(value: string, allowPrivateNetwork: boolean): string | undefined {
   // The URL parser would drop or escape them, but the value is stored as sent (and PostgreSQL refuses NUL).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'contains a control character';
   let url: URL;
   try {

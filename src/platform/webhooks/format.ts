@@ -22,5 +22,5 @@ export function formatDeliveryLog(rows: LogRow[]): string {
       .map((cell, i) => cell.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  return [line(COLUMNS), ...table.map(line)].join('\n') + '\n';
+  return `${[line(COLUMNS), ...table.map(line)].join('\n')}\n`;
 }

@@ -9,3 +9,4 @@ export {
   type WebhookService,
 } from './engine.ts';
 export { deliveryLog, type DeliveryState, type LogRow } from './store.ts';
+export { formatDeliveryLog } from './format.ts';
