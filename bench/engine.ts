@@ -1,5 +1,6 @@
 // npm run bench:engine — the jobs engine in a worker process of its own (test/fixtures/jobs-worker.ts: the
-// real engine, with ping pointed at a local server) over a durable embedded PostgreSQL.
+// worker role as `domainkit worker` starts it, with ping pointed at a local server) over a durable embedded
+// PostgreSQL.
 // (a) throughput: 20 jobs × 1,000 domains of a source that answers at once with no I/O (the fixture's
 //     instant source in ping's queue) → tasks/s committed: the engine's own cost per task. Beside it, the same
 //     with the real ping against a local server that answers at once, and that server's request rate with
@@ -11,6 +12,7 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { v7 as uuidv7 } from 'uuid';
 import { createJob } from '../src/jobs/create.ts';
+import { JOB_SOURCES, sourceRegistry } from '../src/jobs/index.ts';
 import { createPool } from '../src/platform/db/index.ts';
 import { allowEverything, createOutbound } from '../src/platform/net/index.ts';
 import { startQueue, stopQueue } from '../src/platform/queue.ts';
@@ -20,7 +22,7 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 20);
 const WORKER = fileURLToPath(new URL('../test/fixtures/jobs-worker.ts', import.meta.url));
 
 let latencyMs = 0;
-const server = createServer((req, res) => {
+const server = createServer((_req, res) => {
   if (latencyMs) setTimeout(() => res.end('ok'), latencyMs);
   else res.end('ok');
 });
@@ -31,6 +33,7 @@ const closedPort = await freePort();
 const db = await scratchDatabase();
 const pool = createPool(db.url, log);
 const queue = await startQueue(db.url, log, { work: false });
+const sources = sourceRegistry(JOB_SOURCES);
 const tenantId = uuidv7();
 await pool.query(`INSERT INTO tenants (id, name) VALUES ($1, 'bench')`, [tenantId]);
 
@@ -42,7 +45,7 @@ async function run(label: string, domains: number, jobs: number, env: Record<str
     const started = performance.now();
     const ids: string[] = [];
     for (let j = 0; j < jobs; j++) {
-      ids.push((await createJob(pool, queue, { tenantId, domains: names(j), jobTypes: ['ping'], webhookUrl: null })).job.id);
+      ids.push((await createJob(pool, queue, sources, { tenantId, domains: names(j), jobTypes: ['ping'], webhookUrl: null })).job.id);
     }
     for (;;) {
       const { rows } = await pool.query(

@@ -37,7 +37,7 @@ export async function writeResult(name: string, result: Record<string, unknown>)
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   await mkdir(dir, { recursive: true });
   const record = { benchmark: name, at: new Date().toISOString(), node: process.version, cpus: cpus().length, ...result };
-  await writeFile(join(dir, `${name}.json`), JSON.stringify(record, null, 2) + '\n');
+  await writeFile(join(dir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
   console.log(JSON.stringify(record, null, 2));
 }
 

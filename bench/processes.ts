@@ -50,12 +50,13 @@ export function benchProcesses(bench: string, last: () => Promise<void>): Proces
       scratch.push(path);
     },
     cleanup() {
-      return (cleaning ??= (async () => {
+      cleaning ??= (async () => {
         await Promise.all(started.map((s) => stop(s.child)));
         await last();
         if (!failed) scratch.push(...started.map((s) => s.logFile));
         await Promise.all(scratch.map((path) => rm(path, { recursive: true, force: true })));
-      })());
+      })();
+      return cleaning;
     },
     fail() {
       failed = true;

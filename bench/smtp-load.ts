@@ -205,8 +205,7 @@ class Session {
 
   private receive(chunk: string): void {
     this.buffered += chunk;
-    let end: number;
-    while ((end = this.buffered.indexOf('\r\n')) >= 0) {
+    for (let end = this.buffered.indexOf('\r\n'); end >= 0; end = this.buffered.indexOf('\r\n')) {
       this.lines.push(this.buffered.slice(0, end));
       this.buffered = this.buffered.slice(end + 2);
     }

@@ -2,7 +2,7 @@
 // The `domainkit` command. Settings are read and validated once, before any command runs.
 import { Command } from 'commander';
 import { ConfigError, durations, loadConfig, loadDotEnv, type Config } from './config.ts';
-import { makeKey, parseScopes } from './jobs/index.ts';
+import { ensureSourceColumns, JOB_SOURCES, makeKey, parseScopes, sourceRegistry } from './jobs/index.ts';
 import { domainToAdd, putDomain, signAccountToken } from './mail/index.ts';
 import { migrate, openDatabase, UnsupportedServerError, type Database } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
@@ -88,6 +88,8 @@ program
     try {
       console.log(`database: ${describeDatabase(db.embedded)}`);
       const applied = await migrate(db.url, log);
+      // The job sources' typed columns too, as every role does at start: the schema is then whole.
+      await ensureSourceColumns(db.pool, sourceRegistry(JOB_SOURCES), log);
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'migrations: none pending');
     } finally {
       await db.close();

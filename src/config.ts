@@ -23,27 +23,10 @@ import {
   secret,
   type Env,
 } from './config-parsers.ts';
+import { JOB_SOURCES, type SettingReader, type SourceDescriptor, type SourceLimits } from './jobs/index.ts';
 import { PRIVATE_NETWORKS, type MetricsAccess } from './platform/metrics/index.ts';
 
 export { ConfigError, durations };
-
-export const JOB_SOURCES = ['seokicks', 'moz', 'ahrefs_backlinks', 'ahrefs_traffic', 'wayback', 'ping'] as const;
-export type JobSource = (typeof JOB_SOURCES)[number];
-
-/** Concurrency (in flight, all workers) and rate (requests per second, 0 = no rate limit) of each source. */
-const SOURCE_DEFAULTS: Record<JobSource, { concurrency: number; rate: number }> = {
-  seokicks: { concurrency: 2, rate: 0 },
-  moz: { concurrency: 1, rate: 0.1 },
-  ahrefs_backlinks: { concurrency: 2, rate: 0 },
-  ahrefs_traffic: { concurrency: 2, rate: 0 },
-  wayback: { concurrency: 1, rate: 0.4 },
-  ping: { concurrency: 50, rate: 0 },
-};
-
-export interface SourceLimits {
-  concurrency: number;
-  rate: number;
-}
 
 export interface Config {
   databaseUrl: string | undefined;
@@ -66,7 +49,10 @@ export interface Config {
     publicUrl: string;
     webhookRetryDelaysMs: number[];
     maxDomains: number;
-    sources: Record<JobSource, SourceLimits>;
+    /** JOBS_<NAME>_CONCURRENCY and JOBS_<NAME>_RATE of each source, by name (defaults: its descriptor's). */
+    sources: Record<string, SourceLimits>;
+    /** Each source's own settings (credentials, base address: docs/providers.md), as its descriptor read them. */
+    sourceSettings: Record<string, unknown>;
   };
   mail: {
     port: number;
@@ -88,12 +74,6 @@ export interface Config {
     jwtSecret: string | undefined;
     jwksUrl: string | undefined;
   };
-  providers: {
-    seokicks: { apiKey: string | undefined; baseUrl: string };
-    moz: { token: string | undefined; accessId: string | undefined; secretKey: string | undefined; baseUrl: string };
-    ahrefs: { apiKey: string | undefined; baseUrl: string };
-    wayback: { baseUrl: string };
-  };
 }
 
 /**
@@ -108,20 +88,15 @@ export function loadDotEnv(env: Env = process.env, file = resolve('.env')): void
   }
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * `sources`: the job sources whose settings are read (JOBS_<NAME>_CONCURRENCY, JOBS_<NAME>_RATE and each
+ * source's own); the program's six unless a test or benchmark runs others (then give startRoles the same).
+ */
+export function loadConfig(env: Env = process.env, sources: readonly SourceDescriptor[] = JOB_SOURCES): Config {
   const read = reader(env);
   const jobsPort = read('JOBS_PORT', port, 8080);
   const mailPort = read('MAIL_PORT', port, 8081);
-  const moz = {
-    token: read('MOZ_TOKEN', secret, undefined),
-    accessId: read('MOZ_ACCESS_ID', secret, undefined),
-    secretKey: read('MOZ_SECRET_KEY', secret, undefined),
-    baseUrl: read('MOZ_BASE_URL', httpUrl, 'https://lsapi.seomoz.com'),
-  };
-  if ((moz.accessId === undefined) !== (moz.secretKey === undefined)) {
-    const missing = moz.accessId === undefined ? 'MOZ_ACCESS_ID' : 'MOZ_SECRET_KEY';
-    throw new ConfigError(missing, 'MOZ_ACCESS_ID and MOZ_SECRET_KEY are set together or not at all');
-  }
+  const { limits, settings } = readSources(read, sources);
   const certFile = read('SMTP_TLS_CERT', readableFile, undefined);
   const keyFile = read('SMTP_TLS_KEY', readableFile, undefined);
   if ((certFile === undefined) !== (keyFile === undefined)) {
@@ -136,20 +111,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (jwtSecret !== undefined && jwksUrl !== undefined) {
     throw new ConfigError('MAIL_JWKS_URL', 'set either MAIL_JWT_SECRET or MAIL_JWKS_URL, not both');
   }
-  const sources = Object.fromEntries(
-    JOB_SOURCES.map((source) => {
-      const name = source.toUpperCase();
-      const defaults = SOURCE_DEFAULTS[source];
-      return [
-        source,
-        {
-          concurrency: read(`JOBS_${name}_CONCURRENCY`, integer(1, 10_000), defaults.concurrency),
-          rate: read(`JOBS_${name}_RATE`, rate, defaults.rate),
-        },
-      ];
-    }),
-  ) as Record<JobSource, SourceLimits>;
-
   return {
     databaseUrl: read('DATABASE_URL', postgresUrl, undefined),
     dataDir: resolve(read('DATA_DIR', nonEmpty, './.data')),
@@ -170,7 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrl: read('JOBS_PUBLIC_URL', baseUrl, `http://localhost:${jobsPort}`),
       webhookRetryDelaysMs: read('JOBS_WEBHOOK_RETRY_DELAYS', durations, [5_000, 30_000, 300_000]),
       maxDomains: read('JOBS_MAX_DOMAINS', integer(1, 100_000), 1000),
-      sources,
+      sources: limits,
+      sourceSettings: settings,
     },
     mail: {
       port: mailPort,
@@ -190,17 +152,27 @@ export function loadConfig(env: Env = process.env): Config {
       jwtSecret,
       jwksUrl,
     },
-    providers: {
-      seokicks: {
-        apiKey: read('SEOKICKS_API_KEY', secret, undefined),
-        baseUrl: read('SEOKICKS_BASE_URL', httpUrl, 'https://en.seokicks.de'),
-      },
-      moz,
-      ahrefs: {
-        apiKey: read('AHREFS_API_KEY', secret, undefined),
-        baseUrl: read('AHREFS_BASE_URL', httpUrl, 'https://api.ahrefs.com/v3'),
-      },
-      wayback: { baseUrl: read('WAYBACK_BASE_URL', httpUrl, 'https://web.archive.org') },
+  };
+}
+
+/** Each source's limits (its descriptor's defaults unless set) and its own settings, read by its descriptor. */
+function readSources(read: ReturnType<typeof reader>, sources: readonly SourceDescriptor[]) {
+  const sourceReader: SettingReader = {
+    secret: (name) => read(name, secret, undefined),
+    url: (name, fallback) => read(name, httpUrl, fallback),
+    fail: (name, problem) => {
+      throw new ConfigError(name, problem);
     },
   };
+  const limits: Record<string, SourceLimits> = {};
+  const settings: Record<string, unknown> = {};
+  for (const source of sources) {
+    const name = source.name.toUpperCase();
+    limits[source.name] = {
+      concurrency: read(`JOBS_${name}_CONCURRENCY`, integer(1, 10_000), source.defaults.concurrency),
+      rate: read(`JOBS_${name}_RATE`, rate, source.defaults.rate),
+    };
+    settings[source.name] = source.readSettings(sourceReader);
+  }
+  return { limits, settings };
 }

@@ -2,9 +2,21 @@
 // every role in one process; `domainkit <role>` runs one, against the same database, for scaling out.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { LookupFunction } from 'node:net';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config.ts';
-import { buildJobsApp, createSources, jobsWebhookService, reportQueueDepth, startEngine, type Engine } from './jobs/index.ts';
+import {
+  buildJobsApp,
+  ensureSourceColumns,
+  JOB_SOURCES,
+  jobsWebhookService,
+  reportQueueDepth,
+  sourceRegistry,
+  startEngine,
+  type Engine,
+  type EngineTimings,
+  type SourceDescriptor,
+} from './jobs/index.ts';
 import { buildMailApp, createSmtpServer, ensureDomains, mailWebhookService, startSweeper, type Sweeper } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import { buildMetricsApp, type App } from './platform/http/index.ts';
@@ -18,16 +30,41 @@ export type Role = (typeof ROLES)[number];
 
 export interface Running {
   db: Database;
+  /** The queue, in the roles that enqueue or work (jobs-api, smtp, worker). */
+  queue: Queue | undefined;
   /** The address each listener is bound to, e.g. `{ 'jobs-api': 'http://127.0.0.1:8080' }` (`metrics`: METRICS_PORT's). */
   addresses: Partial<Record<Role | 'metrics', string>>;
   /** Drains in-flight work, then closes the pool, then stops the embedded database (if ours). */
   stop(): Promise<void>;
 }
 
+/**
+ * What tests and benchmarks replace in this wiring, so they start roles exactly as `domainkit` does but for
+ * these. `domainkit` itself replaces nothing.
+ */
+export interface RoleOverrides {
+  /**
+   * The job sources (default: the program's, JOB_SOURCES): a source of a test's own, or an adapter swapped. The
+   * settings must have been read with the same list (`loadConfig(env, sources)`).
+   */
+  sources?: readonly SourceDescriptor[];
+  /** The DNS lookup of outbound HTTP to addresses users choose (ping, webhooks). */
+  lookup?: LookupFunction;
+  /** How often pg-boss's supervisor looks for entries of dead workers (default 10 s). */
+  superviseIntervalSeconds?: number;
+  /** The jobs engine's timings: heartbeats, leases, retry delays, pg-boss's options of the task queues. */
+  engine?: EngineTimings;
+}
+
 // src/ and dist/ both sit one level below the package root.
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
-export async function startRoles(config: Config, log: Logger, roles: readonly Role[]): Promise<Running> {
+export async function startRoles(config: Config, log: Logger, roles: readonly Role[], overrides: RoleOverrides = {}): Promise<Running> {
+  const sources = sourceRegistry(overrides.sources ?? JOB_SOURCES);
+  const unread = sources.names.filter((name) => !(name in config.jobs.sources));
+  if (unread.length > 0) {
+    throw new Error(`the settings were read without the sources ${unread.join(', ')}: give loadConfig the same sources`);
+  }
   const db = await openDatabase(config, log);
   const apps: App[] = [];
   let smtp: SMTPServer | undefined;
@@ -51,18 +88,24 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
 
   try {
     await migrate(db.url, log);
+    const jobsService = roles.includes('jobs-api') || roles.includes('worker');
+    if (jobsService) await ensureSourceColumns(db.pool, sources, log);
     const deps = { pool: db.pool, log, version: VERSION, metricsAccess: config.metrics.allow };
     const httpLimits = { requestTimeoutMs: config.http.requestTimeoutSeconds * 1000, maxConnections: config.http.maxConnections };
     if (roles.includes('mail-api') || roles.includes('smtp')) await ensureDomains(db.pool, config.mail.domains);
     if (roles.includes('jobs-api') || roles.includes('worker') || roles.includes('smtp')) {
       // An API or a receiver alone only enqueues (jobs, webhook deliveries); workers supervise the queues.
-      queue = await startQueue(db.url, log, { work: roles.includes('worker') });
+      queue = await startQueue(db.url, log, {
+        work: roles.includes('worker'),
+        superviseIntervalSeconds: overrides.superviseIntervalSeconds,
+      });
     }
-    if (roles.includes('jobs-api') || roles.includes('worker')) stopQueueDepth = reportQueueDepth(db.pool, log);
+    if (jobsService) stopQueueDepth = reportQueueDepth(db.pool, log, sources.names);
     if (roles.includes('jobs-api')) {
       const app = await buildJobsApp({
         ...deps,
         queue: queue!,
+        sources,
         maxDomains: config.jobs.maxDomains,
         allowPrivateNetwork: config.allowPrivateNetwork,
         httpLimits,
@@ -102,7 +145,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
       addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
     }
     if (roles.includes('worker')) {
-      outbound = createOutbound({ policy: policyFor(config.allowPrivateNetwork) });
+      outbound = createOutbound({ policy: policyFor(config.allowPrivateNetwork), lookup: overrides.lookup });
       providerHttp = createOutbound({ policy: allowEverything });
       const userAgent = `domainkit/${VERSION}`;
       await startDeliveryWorker({ pool: db.pool, queue: queue!, outbound, services: webhookServices(config), log, userAgent });
@@ -111,9 +154,12 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         databaseUrl: db.url,
         queue: queue!,
         log,
-        sources: createSources({ providers: config.providers, outbound, providerHttp, userAgent }),
+        sources,
         limits: config.jobs.sources,
+        settings: config.jobs.sourceSettings,
+        http: { outbound, providerHttp, lookup: overrides.lookup, userAgent },
         publicUrl: config.jobs.publicUrl,
+        timings: overrides.engine,
       });
       sweeper = startSweeper(db.pool, log, config.mail.sweepSeconds);
     }
@@ -128,12 +174,12 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     throw err;
   }
   log.info({ roles, addresses }, 'ready');
-  return { db, addresses, stop };
+  return { db, queue, addresses, stop };
 }
 
 /** The services whose webhooks this program sends. */
 function webhookServices(config: Config): WebhookService[] {
-  return [jobsWebhookService(config), mailWebhookService(config.mail.webhookRetryDelaysMs)];
+  return [jobsWebhookService(config.jobs.webhookRetryDelaysMs), mailWebhookService(config.mail.webhookRetryDelaysMs)];
 }
 
 /** On the wildcard address SMTP listens on IPv6 and IPv4 both (`::`, dual-stack) where the host has IPv6. */

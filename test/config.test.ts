@@ -21,10 +21,14 @@ describe('loadConfig', () => {
     expect(c.jobs.maxDomains).toBe(1000);
     expect(c.mail.domains).toEqual(['inbox.localhost']);
     expect([c.mail.anonTtlSeconds, c.mail.maxMessageBytes, c.mail.ssePingSeconds]).toEqual([3600, 10_485_760, 15]);
-    expect(c.providers.seokicks.baseUrl).toBe('https://en.seokicks.de');
-    expect(c.providers.moz.baseUrl).toBe('https://lsapi.seomoz.com');
-    expect(c.providers.ahrefs.baseUrl).toBe('https://api.ahrefs.com/v3');
-    expect(c.providers.wayback.baseUrl).toBe('https://web.archive.org');
+    expect(c.jobs.sourceSettings).toEqual({
+      seokicks: { apiKey: undefined, baseUrl: 'https://en.seokicks.de' },
+      moz: { token: undefined, accessId: undefined, secretKey: undefined, baseUrl: 'https://lsapi.seomoz.com' },
+      ahrefs_backlinks: { apiKey: undefined, baseUrl: 'https://api.ahrefs.com/v3' },
+      ahrefs_traffic: { apiKey: undefined, baseUrl: 'https://api.ahrefs.com/v3' },
+      wayback: { baseUrl: 'https://web.archive.org' },
+      ping: undefined,
+    });
     expect(c.jobs.sources.ping).toEqual({ concurrency: 50, rate: 0 });
     expect(c.jobs.sources.moz).toEqual({ concurrency: 1, rate: 0.1 });
     expect(c.jobs.sources.wayback).toEqual({ concurrency: 1, rate: 0.4 });
@@ -51,8 +55,8 @@ describe('loadConfig', () => {
     expect(c.allowPrivateNetwork).toBe(true);
     expect(c.jobs.webhookRetryDelaysMs).toEqual([100, 1000, 120_000, 3_600_000]);
     expect(c.mail.domains).toEqual(['mail.example.com', 'b.example.org']);
-    expect(c.jobs.sources.ahrefs_backlinks.rate).toBe(2.5);
-    expect(c.jobs.sources.ping.concurrency).toBe(7);
+    expect(c.jobs.sources.ahrefs_backlinks?.rate).toBe(2.5);
+    expect(c.jobs.sources.ping?.concurrency).toBe(7);
     expect(c.jobs.maxDomains).toBe(1000);
     expect(c.databaseUrl).toBe('postgres://u:p@db:5432/x');
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { createTaskQueues } from '../src/jobs/index.ts';
+import { createTaskQueues, JOB_SOURCES } from '../src/jobs/index.ts';
 import { acquireEmbedded, migrate } from '../src/platform/db/index.ts';
 import { createLogger } from '../src/platform/log.ts';
 import { startQueue, stopQueue } from '../src/platform/queue.ts';
@@ -57,7 +57,10 @@ export default async function setup(project: TestProject) {
   await migrate(templateUrl.toString(), log);
   // The queue's schema and queues too, so no test file pays for installing them.
   const queue = await startQueue(templateUrl.toString(), log, { work: false });
-  await createTaskQueues(queue);
+  await createTaskQueues(
+    queue,
+    JOB_SOURCES.map((s) => s.name),
+  );
   await createDeliveryQueue(queue);
   await stopQueue(queue);
 

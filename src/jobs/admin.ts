@@ -3,7 +3,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { withTransaction, type Pool } from '../platform/db/index.ts';
 import { newToken, SCOPES, type Scope } from './keys.ts';
-import { ensureTenant, insertKey } from './store.ts';
+import { ensureTenant, insertKey } from './store/index.ts';
 
 export interface MadeKey {
   id: string;

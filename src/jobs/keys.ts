@@ -7,14 +7,14 @@ export { hashToken, sameHash } from '../platform/http/index.ts';
 export const SCOPES = ['jobs:create', 'jobs:read', 'keys:admin', 'keys:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export const TOKEN_PREFIX = 'dm_jobs_';
+const TOKEN_PREFIX = 'dm_jobs_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // 62^43 > 2^256: every 32-byte value has a 43-character encoding.
 const SECRET_LENGTH = 43;
 /** How many characters of the token the key list shows, so a person can tell keys apart. */
 const SHOWN = TOKEN_PREFIX.length + 4;
 
-export interface NewToken {
+interface NewToken {
   token: string;
   hash: Buffer;
   prefix: string;

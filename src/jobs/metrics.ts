@@ -1,14 +1,11 @@
 // The jobs service's metrics: tasks settled, requests to providers, and each source's queue depth, read from
 // PostgreSQL when scraped. Registered on the platform's registry, so every listener of the process serves them.
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { JOB_SOURCES, type JobSource } from '../config.ts';
 import type { Pool } from '../platform/db/index.ts';
 import type { Logger } from '../platform/log.ts';
 import { registry } from '../platform/metrics/index.ts';
-import { queueDepths } from './store.ts';
-
-/** Who an upstream request went to: a provider (both Ahrefs sources are `ahrefs`), or a domain ping checks. */
-export type UpstreamProvider = 'seokicks' | 'moz' | 'ahrefs' | 'wayback' | 'ping';
+import { OutboundError, type Outbound } from '../platform/net/index.ts';
+import { queueDepths } from './store/index.ts';
 
 /** How long a scrape waits for the queue depths before it leaves them out. */
 const QUEUE_DEPTH_TIMEOUT_MS = 1000;
@@ -30,7 +27,7 @@ const upstreamDuration = new Histogram({
 });
 
 /** The pools whose queue depths this process reports (the processes that run the jobs API or a worker). */
-const depthSources = new Map<Pool, Logger>();
+const depthSources = new Map<Pool, { log: Logger; sources: readonly string[] }>();
 
 new Gauge({
   name: 'domainkit_queue_depth',
@@ -39,10 +36,10 @@ new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    for (const [pool, log] of depthSources) {
+    for (const [pool, { log, sources }] of depthSources) {
       try {
         const depths = await withDeadline(queueDepths(pool, QUEUE_DEPTH_TIMEOUT_MS), QUEUE_DEPTH_TIMEOUT_MS);
-        for (const source of JOB_SOURCES) this.inc({ source }, depths.get(source) ?? 0);
+        for (const source of sources) this.inc({ source }, depths.get(source) ?? 0);
       } catch (err) {
         log.warn({ err }, 'queue depths left out of the metrics: the database did not answer in time');
       }
@@ -50,18 +47,38 @@ new Gauge({
   },
 });
 
-/** Reports the queue depths of `pool`'s database from now on; returns the function that stops it. */
-export function reportQueueDepth(pool: Pool, log: Logger): () => void {
-  depthSources.set(pool, log);
+/** Reports the queue depths of `sources` in `pool`'s database from now on; returns the function that stops it. */
+export function reportQueueDepth(pool: Pool, log: Logger, sources: readonly string[]): () => void {
+  depthSources.set(pool, { log, sources });
   return () => depthSources.delete(pool);
 }
 
-export function countTasks(source: JobSource, outcome: string, count = 1): void {
+export function countTasks(source: string, outcome: string, count = 1): void {
   if (count > 0) tasks.inc({ source, outcome }, count);
 }
 
-export function observeUpstream(provider: UpstreamProvider, status: string, seconds: number): void {
-  upstreamDuration.observe({ provider, status }, seconds);
+/**
+ * `http` with every request's status and time recorded under `provider` (a source descriptor's; ping's
+ * requests go to the domains it checks), whichever adapter makes it.
+ */
+export function measured(http: Outbound, provider: string): Outbound {
+  return {
+    async request(url, options) {
+      const started = performance.now();
+      let status = 'error';
+      try {
+        const res = await http.request(url, options);
+        status = String(res.status);
+        return res;
+      } catch (err) {
+        if (err instanceof OutboundError) status = err.kind;
+        throw err;
+      } finally {
+        upstreamDuration.observe({ provider, status }, (performance.now() - started) / 1000);
+      }
+    },
+    close: () => http.close(),
+  };
 }
 
 /** Rejects after `ms` even while waiting for a pool connection, which a statement timeout does not cover. */

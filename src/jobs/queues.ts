@@ -3,23 +3,20 @@
 // budget is spent, then puts the rest back as two entries at the tail of the queue. So work spreads over
 // every free slot within a few rounds, a 1,000-domain job costs tens of queue rows to create, and a job
 // submitted later waits at most one budget for a slot (docs/decisions.md, "Jobs engine").
-import { JOB_SOURCES, type JobSource } from '../config.ts';
 import type { Queryable } from '../platform/db/index.ts';
 import { inTransaction, type Queue } from '../platform/queue.ts';
 
-/** Domains one upstream call carries: Moz takes up to 50; docs/api/README.md, "Limits", promises batches of 10. */
-export const BATCH_SIZE: Record<JobSource, number> = { seokicks: 1, moz: 10, ahrefs_backlinks: 1, ahrefs_traffic: 1, wayback: 1, ping: 1 };
 /** Entries per source a new job starts with (fewer when it has fewer batches). */
 export const INITIAL_ENTRIES = 8;
 
 /** NOTIFY channel on which a new job names its sources, waking idle runners at once. */
 export const TASKS_CHANNEL = 'domainkit_tasks';
 
-export function taskQueue(source: JobSource): string {
+export function taskQueue(source: string): string {
   return `task.${source}`;
 }
 
-export function deadLetterQueue(source: JobSource): string {
+export function deadLetterQueue(source: string): string {
   return `task.${source}.dead`;
 }
 
@@ -34,9 +31,9 @@ export interface TaskRange {
 
 // A worker that stops heartbeating (killed, frozen) loses its entries to the supervisor within about
 // heartbeat + supervise interval; `retryLimit` counts only such losses and thrown bugs, never upstream
-// errors (the engine schedules those itself). After it, the entry goes to the dead-letter queue.
+// errors (the engine schedules those itself). After it, the entry goes to the dead-letter queue. No
+// `notify`: runners fetch entries themselves and are woken by TASKS_CHANNEL, no pg-boss `work()` waits here.
 const QUEUE_OPTIONS = {
-  notify: true,
   partition: true,
   heartbeatSeconds: 30,
   retryLimit: 3,
@@ -45,11 +42,26 @@ const QUEUE_OPTIONS = {
   expireInSeconds: 3600,
 };
 
-/** Creates the task and dead-letter queues (idempotent; every process that enqueues or works calls it). */
-export async function createTaskQueues(queue: Queue): Promise<void> {
-  for (const source of JOB_SOURCES) {
+/**
+ * pg-boss timings of the task queues that tests shorten, to see lost entries (heartbeats of at least 10 s are
+ * pg-boss's floor) and failed ones (a fixed delay between retries, instead of the back-off) come back quickly.
+ */
+export interface TaskQueueTimings {
+  heartbeatSeconds?: number;
+  retryDelaySeconds?: number;
+}
+
+/** Creates the task and dead-letter queues of `sources` (idempotent; every process that enqueues or works calls it). */
+export async function createTaskQueues(queue: Queue, sources: readonly string[], timings: TaskQueueTimings = {}): Promise<void> {
+  const changed = {
+    ...(timings.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: timings.heartbeatSeconds }),
+    ...(timings.retryDelaySeconds === undefined ? {} : { retryDelay: timings.retryDelaySeconds, retryBackoff: false }),
+  };
+  for (const source of sources) {
     await queue.createQueue(deadLetterQueue(source), { partition: true });
-    await queue.createQueue(taskQueue(source), { ...QUEUE_OPTIONS, deadLetter: deadLetterQueue(source) });
+    await queue.createQueue(taskQueue(source), { ...QUEUE_OPTIONS, ...changed, deadLetter: deadLetterQueue(source) });
+    // A queue made earlier keeps the options it was made with.
+    if (Object.keys(changed).length > 0) await queue.updateQueue(taskQueue(source), changed);
   }
 }
 
@@ -76,7 +88,7 @@ export interface RangeEntry {
 }
 
 /** Writes entries into a source's queue in the caller's transaction; the tenant is the fairness group. */
-export async function enqueueRanges(tx: Queryable, queue: Queue, source: JobSource, entries: RangeEntry[]): Promise<void> {
+export async function enqueueRanges(tx: Queryable, queue: Queue, source: string, entries: RangeEntry[]): Promise<void> {
   if (entries.length === 0) return;
   await queue.insert(
     taskQueue(source),
@@ -93,16 +105,35 @@ export async function enqueueRanges(tx: Queryable, queue: Queue, source: JobSour
 export async function enqueueJob(
   tx: Queryable,
   queue: Queue,
-  job: { id: string; tenantId: string; domainCount: number; sources: readonly JobSource[] },
+  job: { id: string; tenantId: string; domainCount: number; sources: readonly { name: string; batchSize: number }[] },
 ): Promise<void> {
   for (const source of job.sources) {
-    const ranges = splitRange(0, job.domainCount, BATCH_SIZE[source], INITIAL_ENTRIES);
+    const ranges = splitRange(0, job.domainCount, source.batchSize, INITIAL_ENTRIES);
     await enqueueRanges(
       tx,
       queue,
-      source,
+      source.name,
       ranges.map(([from, to]) => ({ range: { jobId: job.id, from, to, attempt: 1 }, tenantId: job.tenantId })),
     );
-    await tx.query('SELECT pg_notify($1, $2)', [TASKS_CHANNEL, source]);
+    await tx.query('SELECT pg_notify($1, $2)', [TASKS_CHANNEL, source.name]);
   }
+}
+
+/** A job's entry as the queue holds it: its range, the tenant it is grouped under, its state and re-claims. */
+export interface QueueEntry extends TaskRange {
+  tenantId: string | null;
+  state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  /** How often the entry was claimed again after a worker lost or failed it. */
+  retryCount: number;
+}
+
+/**
+ * The entries of one job (or, without `jobId`, every job) in a source's queue, waiting, running or finished,
+ * through pg-boss's API: the queue's side of a job, which our own tables do not hold (for operators and tests).
+ */
+export async function queueEntries(queue: Queue, source: string, jobId?: string): Promise<QueueEntry[]> {
+  const entries = await queue.findJobs<TaskRange>(taskQueue(source), jobId === undefined ? {} : { data: { jobId } });
+  return entries
+    .map((e) => ({ ...e.data, tenantId: e.groupId ?? null, state: e.state, retryCount: e.retryCount }))
+    .sort((a, b) => a.from - b.from);
 }

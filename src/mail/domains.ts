@@ -1,6 +1,6 @@
 // Mail domains beyond MAIL_DOMAINS, added with `domainkit mail domains add`.
 import { normaliseDomain } from '../platform/net/index.ts';
-import type { DomainRow } from './store.ts';
+import type { DomainRow } from './store/index.ts';
 
 /** The domain row to add, checked before any database is opened. Throws with a message for the CLI. */
 export function domainToAdd(name: string, options: { isPublic: boolean; tierRequired: number }): DomainRow {

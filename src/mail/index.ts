@@ -1,7 +1,7 @@
-export { buildMailApp, type MailAppDeps } from './api/app.ts';
+export { buildMailApp, type MailAppDeps } from './api/index.ts';
 export { domainToAdd } from './domains.ts';
-export { signAccountToken, type JwtSettings } from './jwt.ts';
-export { createSmtpServer, type SmtpOptions } from './smtp/server.ts';
+export { signAccountToken } from './jwt.ts';
+export { createSmtpServer, type SmtpOptions } from './smtp/index.ts';
 export { mailWebhookService } from './webhooks.ts';
-export { ensureDomains, putDomain, type DomainRow } from './store.ts';
+export { ensureDomains, putDomain } from './store/index.ts';
 export { startSweeper, type Sweeper } from './sweeper.ts';

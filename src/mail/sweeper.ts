@@ -3,7 +3,7 @@
 // skips the rows another holds.
 import type { Pool } from '../platform/db/index.ts';
 import type { Logger } from '../platform/log.ts';
-import { sweepExpired } from './store.ts';
+import { sweepExpired } from './store/index.ts';
 
 export interface Sweeper {
   /** One full pass now (until nothing expired is left); resolves with what it deleted. */

@@ -6,7 +6,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../platform/db/index.ts';
 import type { Queue } from '../platform/queue.ts';
 import { enqueueDelivery, type WebhookService } from '../platform/webhooks/index.ts';
-import { webhookInboxes, webhookSecrets, type NewMessage } from './store.ts';
+import { webhookInboxes, webhookSecrets, type NewMessage } from './store/index.ts';
 
 const MESSAGE_RECEIVED = 'message.received';
 

@@ -67,7 +67,7 @@ describe('the generator builds the documents the running APIs serve', () => {
   let mail: Mail;
   beforeAll(async () => {
     db = await createTestDatabase();
-    jobs = await startJobsApi(db, { version: VERSION });
+    jobs = await startJobsApi(db);
     mail = await startMail(db, { app: { version: VERSION } });
   });
   afterAll(async () => {

@@ -19,5 +19,5 @@ export function report(r: ScenarioReport): void {
   console.log(`FAULT ${r.scenario}: injected ${r.injected} under ${r.load} → lost ${r.lost}, duplicated ${r.duplicated}${recovery}`);
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}${r.scenario}.json`, JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2) + '\n');
+  writeFileSync(`${dir}${r.scenario}.json`, `${JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2)}\n`);
 }

@@ -1,5 +1,6 @@
-// What the engine tests run against: worker processes (test/fixtures/jobs-worker.ts) and local web sites
-// that ping reaches through the worker's resolver hook.
+// What the engine tests run against: worker processes (test/fixtures/jobs-worker.ts: `domainkit worker` as
+// startRoles wires it, with the resolver and timings a test replaces) and local web sites that ping reaches
+// through the worker's resolver.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';

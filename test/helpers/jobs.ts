@@ -1,41 +1,34 @@
-// The jobs API on a real socket over a test database, with the queue it enqueues into, and keys to call it.
-import { buildJobsApp, makeKey, type JobsAppDeps } from '../../src/jobs/index.ts';
+// The jobs API on a real socket over a test database, started as `domainkit jobs-api` starts it (startRoles),
+// with the queue it enqueues into, and keys to call it.
+import { loadConfig } from '../../src/config.ts';
+import { makeKey } from '../../src/jobs/index.ts';
 import type { Scope } from '../../src/jobs/keys.ts';
-import type { App } from '../../src/platform/http/index.ts';
-import { createLogger } from '../../src/platform/log.ts';
-import { startQueue, stopQueue, type Queue } from '../../src/platform/queue.ts';
+import { createLogger, type Logger } from '../../src/platform/log.ts';
+import type { Queue } from '../../src/platform/queue.ts';
+import { startRoles, type RoleOverrides } from '../../src/roles.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './db.ts';
-import { serve } from './http.ts';
 
 export interface JobsApi {
   url: string;
-  app: App;
+  /** The queue the API enqueues into. */
   queue: Queue;
   close(): Promise<void>;
 }
 
-export async function startJobsApi(db: TestDatabase, overrides: Partial<JobsAppDeps> = {}): Promise<JobsApi> {
-  const queue = await startQueue(db.url, createLogger({ level: 'silent' }), { work: false });
-  const app = await buildJobsApp({
-    pool: db.pool,
-    log: createLogger({ level: 'silent' }),
-    version: 'test',
-    queue,
-    maxDomains: 1000,
-    allowPrivateNetwork: false,
-    ...overrides,
-  });
-  const served = await serve(app);
-  return {
-    url: served.url,
-    app,
-    queue,
-    close: async () => {
-      await served.close();
-      await stopQueue(queue);
-    },
-  };
+export interface JobsApiOptions {
+  /** Settings beyond the test database and an ephemeral port on 127.0.0.1 (JOBS_MAX_DOMAINS, ALLOW_PRIVATE_NETWORK, …). */
+  env?: Record<string, string>;
+  /** Silent unless given. */
+  log?: Logger;
+  overrides?: RoleOverrides;
+}
+
+export async function startJobsApi(db: TestDatabase, options: JobsApiOptions = {}): Promise<JobsApi> {
+  const env = { DATABASE_URL: db.url, HOST: '127.0.0.1', JOBS_PORT: '0', LOG_LEVEL: 'silent', ...options.env };
+  const config = loadConfig(env, options.overrides?.sources);
+  const running = await startRoles(config, options.log ?? createLogger({ level: 'silent' }), ['jobs-api'], options.overrides);
+  return { url: running.addresses['jobs-api']!, queue: running.queue!, close: () => running.stop() };
 }
 
 export const ALL_SCOPES: Scope[] = ['jobs:create', 'jobs:read', 'keys:admin', 'keys:read'];
@@ -63,11 +56,11 @@ export function client(base: string, token: string) {
  * A test file's database and jobs API: made before its tests, closed after them. The fields are set once
  * `beforeAll` has run, so read them inside hooks and tests.
  */
-export function useJobsApi(overrides: Partial<JobsAppDeps> = {}): { db: TestDatabase; api: JobsApi } {
+export function useJobsApi(options: JobsApiOptions = {}): { db: TestDatabase; api: JobsApi } {
   const context = {} as { db: TestDatabase; api: JobsApi };
   beforeAll(async () => {
     context.db = await createTestDatabase();
-    context.api = await startJobsApi(context.db, overrides);
+    context.api = await startJobsApi(context.db, options);
   });
   afterAll(async () => {
     await context.api?.close();

@@ -1,6 +1,7 @@
 // A real webhook receiver on a local port: answers each request as a script says and records what came.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { vi } from 'vitest';
 
 export interface Received {
   at: number;
@@ -46,13 +47,15 @@ export async function startReceiver(script: Script): Promise<Receiver> {
     url,
     received,
     forPath,
-    async waitFor(path, count, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (forPath(path).length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver: ${forPath(path).length}/${count} requests to ${path}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return forPath(path);
+    waitFor(path, count, timeoutMs = 30_000) {
+      return vi.waitFor(
+        () => {
+          const got = forPath(path);
+          if (got.length < count) throw new Error(`receiver: ${got.length}/${count} requests to ${path}`);
+          return got;
+        },
+        { timeout: timeoutMs, interval: 20 },
+      );
     },
     async close() {
       for (const res of hanging) res.destroy();

@@ -153,8 +153,7 @@ export class SmtpClient {
 
   private onData(chunk: Buffer): void {
     this.buffered += chunk.toString('latin1');
-    let end: number;
-    while ((end = this.buffered.indexOf('\r\n')) >= 0) {
+    for (let end = this.buffered.indexOf('\r\n'); end >= 0; end = this.buffered.indexOf('\r\n')) {
       const line = this.buffered.slice(0, end);
       this.buffered = this.buffered.slice(end + 2);
       this.lines.push(line);

@@ -4,9 +4,8 @@
 // ping refuses the same targets. A local receiver stands in for the internal service an attacker would aim at,
 // and counts every request that reaches it.
 import type { LookupFunction } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.ts';
-import { jobsWebhookService, pingSource } from '../../src/jobs/index.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { jobsWebhookService, pingAdapter } from '../../src/jobs/index.ts';
 import { mailWebhookService } from '../../src/mail/index.ts';
 import { withTransaction } from '../../src/platform/db/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
@@ -94,10 +93,10 @@ describe('jobs API: webhook_url', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    api = await startJobsApi(db, { allowPrivateNetwork: false });
+    api = await startJobsApi(db);
     queue = await startQueue(db.url, log);
     await createDeliveryQueue(queue);
-    const service = jobsWebhookService({ jobs: { webhookRetryDelaysMs: [100, 100, 100] } } as unknown as Pick<Config, 'jobs'>);
+    const service = jobsWebhookService([100, 100, 100]);
     await startDeliveryWorker({
       pool: db.pool,
       queue,
@@ -257,7 +256,7 @@ describe('the ping source', () => {
     const port = new URL(receiver.url).port;
     const outbound = createOutbound({ policy: policyFor(false), lookup });
     try {
-      const ping = pingSource({
+      const ping = pingAdapter({
         outbound,
         lookup,
         urls: (d) => [`https://${d}:${port}/`, `http://${d}:${port}/`],
@@ -285,7 +284,7 @@ describe('the ping source', () => {
     const port = new URL(receiver.url).port;
     const outbound = createOutbound({ policy: allowEverything, lookup });
     try {
-      const ping = pingSource({ outbound, lookup, urls: (d) => [`http://${d}:${port}/control`], userAgent: 'domainkit-test' });
+      const ping = pingAdapter({ outbound, lookup, urls: (d) => [`http://${d}:${port}/control`], userAgent: 'domainkit-test' });
       const [outcome] = await ping.fetch(['loopback.rebind.test'], context);
       expect(outcome).toMatchObject({ ok: true, columns: { reachable: true, status_code: 200 } });
       expect(receiver.forPath('/control')).toHaveLength(1);
@@ -307,9 +306,14 @@ describe('the ping source', () => {
     const hopPort = (server.address() as { port: number }).port;
     const checked: string[] = [];
     const strict = policyFor(false);
-    const outbound = createOutbound({ policy: (a) => (checked.push(a), checked.length === 1 || strict(a)), lookup });
+    // The first check (the connection to the hop) passes; every later one is the strict policy's.
+    const policy = (address: string) => {
+      checked.push(address);
+      return checked.length === 1 || strict(address);
+    };
+    const outbound = createOutbound({ policy, lookup });
     try {
-      const ping = pingSource({ outbound, lookup, urls: () => [`http://127.0.0.1:${hopPort}/start`], userAgent: 'domainkit-test' });
+      const ping = pingAdapter({ outbound, lookup, urls: () => [`http://127.0.0.1:${hopPort}/start`], userAgent: 'domainkit-test' });
       const [outcome] = await ping.fetch(['loopback.rebind.test'], context);
       expect(outcome!.ok).toBe(true);
       const raw = (outcome as { raw: { attempts: { error?: string }[] } }).raw;
@@ -325,16 +329,19 @@ describe('the ping source', () => {
 
 /** Waits until every delivery has left `pending`; its state and attempts. */
 async function settled(db: TestDatabase, ids: string[], timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await db.pool.query<{ id: string; state: string; attempts: unknown[] }>(
-      `SELECT d.id, d.state, COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'error', a.error, 'outcome', a.outcome, 'status_code', a.status_code) ORDER BY a.attempt)
-         FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
-       FROM deliveries d WHERE d.id = ANY($1)`,
-      [ids],
-    );
-    if (rows.length === ids.length && rows.every((r) => r.state !== 'pending')) return rows;
-    if (Date.now() > deadline) throw new Error(`deliveries still pending: ${JSON.stringify(rows)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return vi.waitFor(
+    async () => {
+      const { rows } = await db.pool.query<{ id: string; state: string; attempts: unknown[] }>(
+        `SELECT d.id, d.state, COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'error', a.error, 'outcome', a.outcome, 'status_code', a.status_code) ORDER BY a.attempt)
+           FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
+         FROM deliveries d WHERE d.id = ANY($1)`,
+        [ids],
+      );
+      if (rows.length !== ids.length || rows.some((r) => r.state === 'pending')) {
+        throw new Error(`deliveries still pending: ${JSON.stringify(rows)}`);
+      }
+      return rows;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }

@@ -5,7 +5,7 @@
 // at close), and the queue stand-in takes the `createQueue` calls the jobs app makes while it is built.
 // test/dev/api-docs.test.ts checks that these documents are the ones apps on a real database serve.
 import { loadConfig } from '../../config.ts';
-import { buildJobsApp } from '../../jobs/index.ts';
+import { buildJobsApp, JOB_SOURCES, sourceRegistry } from '../../jobs/index.ts';
 import { buildMailApp } from '../../mail/index.ts';
 import { createPool } from '../../platform/db/index.ts';
 import type { App } from '../../platform/http/index.ts';
@@ -28,6 +28,7 @@ export async function openApiDocuments(): Promise<{ jobs: OpenApiDocument; mail:
       log,
       version: VERSION,
       queue,
+      sources: sourceRegistry(JOB_SOURCES),
       maxDomains: config.jobs.maxDomains,
       allowPrivateNetwork: config.allowPrivateNetwork,
     });

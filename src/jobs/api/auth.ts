@@ -5,9 +5,9 @@ import type { Pool } from '../../platform/db/index.ts';
 import { dueForTouch, presentedCredentials, Problem, unauthorized as refuse } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { hashToken, looksLikeToken, sameHash, type Scope } from '../keys.ts';
-import { activeKeyByHash, touchKey, type ActiveKey } from '../store.ts';
+import { activeKeyByHash, touchKey, type ActiveKey } from '../store/index.ts';
 
-export interface Caller {
+interface Caller {
   keyId: string;
   tenantId: string;
   scopes: Scope[];

@@ -1,21 +1,19 @@
 // /v1/jobs: create, list, read, results, soft-cancel. Every read names the caller's tenant.
 import accepts from 'accepts';
 import { Type } from 'typebox';
-import type { JobSource } from '../../config.ts';
 import { withTransaction } from '../../platform/db/index.ts';
-import { invalid, isUuid, Problem, problemResponses, type RoutePlugin, type ValidationIssue } from '../../platform/http/index.ts';
-import { normaliseDomain, webhookUrlProblem } from '../../platform/net/index.ts';
-import { createJob } from '../create.ts';
-
-import { resultsCsv, toApiResult } from '../results.ts';
-import { activeKeyByHash, finishedTasks, jobState, keyAndJob, listJobs, pauseJob, type JobRow } from '../store.ts';
-import type { JobsAppDeps } from './app.ts';
+import { invalid, isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
+import { checkJobRequest, createJob } from '../create.ts';
+import { activeKeyByHash, finishedTasks, jobState, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
-import { createJobBody, DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy } from './schemas.ts';
+import type { JobsAppDeps } from './deps.ts';
+import { resultsCsv, resultView } from './results.ts';
+import { DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy, type CreatedJobView, type JobsSchemas } from './schemas.ts';
+import { jobView } from './views.ts';
 
 const TAGS = ['jobs'];
 
-export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
+export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin {
   const scope = (s: Parameters<typeof requireScope>[2]) => requireScope(deps.pool, deps.log, s);
   const notFound = (id: string) => new Problem('not_found', `no job ${id}`);
 
@@ -28,31 +26,19 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
           tags: TAGS,
           summary: 'Create a job: every domain × every source',
           security: securedBy('jobs:create'),
-          body: createJobBody(deps.maxDomains),
+          body: schemas.createJobBody,
           response: { 201: Type.Ref('CreatedJob'), ...problemResponses(400, 401, 403, 413, 415) },
         },
       },
-      async (request, reply) => {
+      async (request, reply): Promise<CreatedJobView> => {
         const { tenantId } = callerOf(request);
-        const body = request.body;
-        const issues: ValidationIssue[] = [];
-        const domains = new Set<string>();
-        body.domains.forEach((raw, index) => {
-          const result = normaliseDomain(raw);
-          if (result.ok) domains.add(result.domain);
-          else issues.push({ path: `/domains/${index}`, location: 'body', message: `${JSON.stringify(raw)} ${result.reason}` });
-        });
-        const webhookUrl = body.webhook_url ?? null;
-        if (webhookUrl !== null) {
-          const reason = webhookUrlProblem(webhookUrl, deps.allowPrivateNetwork);
-          if (reason) issues.push({ path: '/webhook_url', location: 'body', message: reason });
-        }
-        if (issues.length) throw invalid(issues);
-        const { job, webhookSecret } = await createJob(deps.pool, deps.queue, {
+        const checked = checkJobRequest(request.body, deps.allowPrivateNetwork);
+        if (!checked.ok) throw invalid(checked.issues);
+        const { job, webhookSecret } = await createJob(deps.pool, deps.queue, deps.sources, {
           tenantId,
-          domains: [...domains],
-          jobTypes: body.job_types as JobSource[],
-          webhookUrl,
+          domains: checked.domains,
+          jobTypes: request.body.job_types,
+          webhookUrl: checked.webhookUrl,
         });
         void reply.code(201).header('location', `/v1/jobs/${job.id}`);
         return { ...jobView(job), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) };
@@ -128,12 +114,12 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         const tenantId = callerOf(request).tenantId;
         const job = isUuid(id) ? await jobState(deps.pool, tenantId, id) : undefined;
         if (!job) throw notFound(id);
-        const rows = await finishedTasks(deps.pool, id);
+        const rows = await finishedTasks(deps.pool, id, deps.sources.columns);
         if (accepts(request.raw).type(['application/json', 'text/csv']) === 'text/csv') {
           void reply.type('text/csv; charset=utf-8').header('content-disposition', `inline; filename="${id}.csv"`);
-          return reply.send(resultsCsv(job.jobTypes, rows));
+          return reply.send(resultsCsv(job.jobTypes, rows, deps.sources));
         }
-        return { job_id: id, status: job.status, results: rows.map(toApiResult) };
+        return { job_id: id, status: job.status, results: rows.map((row) => resultView(row, deps.sources)) };
       },
     );
 
@@ -156,28 +142,12 @@ export function jobsRoutes(deps: JobsAppDeps): RoutePlugin {
         const result = await withTransaction(deps.pool, (tx) => pauseJob(tx, tenantId, id));
         if (result.outcome === 'not_found') throw notFound(id);
         if (result.outcome === 'finished') {
-          throw new Problem('conflict', `job ${id} has already ${result.job.status === 'completed' ? 'completed' : 'failed'}`, {
+          throw new Problem('conflict', `job ${id} has already ${result.job.status}`, {
             extra: { job_status: result.job.status },
           });
         }
         return jobView(result.job);
       },
     );
-  };
-}
-
-/** The job object (`Job` in docs/api/jobs-reference.md); `domains` only when the row carries them (single reads). */
-export function jobView(job: JobRow) {
-  return {
-    job_id: job.id,
-    status: job.status,
-    created_at: job.createdAt.toISOString(),
-    started_at: job.startedAt?.toISOString() ?? null,
-    finished_at: job.finishedAt?.toISOString() ?? null,
-    job_types: job.jobTypes,
-    domain_count: job.domainCount,
-    webhook_url: job.webhookUrl,
-    progress: { total: job.total, succeeded: job.succeeded, failed: job.failed, pending: job.total - job.succeeded - job.failed },
-    ...(job.domains ? { domains: job.domains } : {}),
   };
 }

@@ -4,10 +4,11 @@ import { v7 as uuidv7 } from 'uuid';
 import { withTransaction } from '../../platform/db/index.ts';
 import { isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { newToken, type Scope } from '../keys.ts';
-import { insertKey, listKeys, revokeKey, type KeyRow } from '../store.ts';
-import type { JobsAppDeps } from './app.ts';
+import { insertKey, listKeys, revokeKey } from '../store/index.ts';
 import { callerOf, isAdmin, requireScope } from './auth.ts';
-import { CreateKeyBody, IdParams, securedBy } from './schemas.ts';
+import type { JobsAppDeps } from './deps.ts';
+import { CreateKeyBody, IdParams, securedBy, type CreatedKeyView } from './schemas.ts';
+import { keyView } from './views.ts';
 
 const TAGS = ['keys'];
 
@@ -27,7 +28,7 @@ export function keysRoutes(deps: JobsAppDeps): RoutePlugin {
           response: { 201: Type.Ref('CreatedKey'), ...problemResponses(400, 401, 403, 413, 415) },
         },
       },
-      async (request, reply) => {
+      async (request, reply): Promise<CreatedKeyView> => {
         const { tenantId } = callerOf(request);
         const { token, hash, prefix } = newToken();
         const key = await insertKey(deps.pool, {
@@ -84,17 +85,5 @@ export function keysRoutes(deps: JobsAppDeps): RoutePlugin {
         return reply.code(204).send(null);
       },
     );
-  };
-}
-
-function keyView(key: KeyRow) {
-  return {
-    id: key.id,
-    name: key.name,
-    scopes: key.scopes,
-    token_prefix: key.tokenPrefix,
-    created_at: key.createdAt.toISOString(),
-    last_used_at: key.lastUsedAt?.toISOString() ?? null,
-    revoked_at: key.revokedAt?.toISOString() ?? null,
   };
 }

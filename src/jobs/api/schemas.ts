@@ -1,67 +1,16 @@
-// The jobs API's request and response schemas: they validate requests and make the OpenAPI document.
-import { Type, type TSchema } from 'typebox';
-import { JOB_SOURCES } from '../../config.ts';
+// The jobs API's request and response schemas: they validate requests, make the OpenAPI document, and type the
+// views (`Static<>`). Sources, and so `job_types` and the typed columns of results, come from the source registry.
+import { Type, type Static, type TSchema } from 'typebox';
+import { JOB_STATUSES } from '../job-status.ts';
 import { SCOPES, type Scope } from '../keys.ts';
-import { TYPED_COLUMNS } from '../results.ts';
+import type { SourceRegistry } from '../sources/index.ts';
 
 /** Both ways to send a key, for each route's OpenAPI `security`, with the scope the route needs. */
 export const securedBy = (scope: Scope): Record<string, string[]>[] => [{ bearer: [scope] }, { apiKey: [scope] }];
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
-const Source = Type.Enum([...JOB_SOURCES]);
-const JobStatus = Type.Enum(['queued', 'running', 'paused', 'completed', 'failed']);
-
-export function createJobBody(maxDomains: number) {
-  return Type.Object(
-    {
-      domains: Type.Array(Type.String({ maxLength: 1024 }), {
-        minItems: 1,
-        maxItems: maxDomains,
-        description: `1 to ${maxDomains} host names; IDNs are converted to punycode, duplicates dropped`,
-      }),
-      job_types: Type.Array(Source, { minItems: 1, maxItems: JOB_SOURCES.length, uniqueItems: true }),
-      webhook_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'absolute http(s) URL called when the job ends' }))),
-    },
-    { additionalProperties: false },
-  );
-}
-
-const jobProperties = {
-  job_id: Type.String({ format: 'uuid' }),
-  status: JobStatus,
-  created_at: Timestamp,
-  started_at: Nullable(Timestamp),
-  finished_at: Nullable(Timestamp),
-  job_types: Type.Array(Source),
-  domain_count: Type.Integer(),
-  webhook_url: Nullable(Type.String()),
-  progress: Type.Object({
-    total: Type.Integer({ description: 'tasks: domains × sources' }),
-    succeeded: Type.Integer(),
-    failed: Type.Integer(),
-    pending: Type.Integer({ description: 'tasks without a result yet' }),
-  }),
-};
-
-export const JobSchema = Type.Object(jobProperties, { $id: 'Job' });
-export const JobDetailSchema = Type.Object(
-  { ...jobProperties, domains: Type.Array(Type.String(), { description: 'the normalised domains, in request order' }) },
-  { $id: 'JobDetail' },
-);
-export const CreatedJobSchema = Type.Object(
-  {
-    ...jobProperties,
-    domains: Type.Array(Type.String()),
-    webhook_secret: Type.Optional(Type.String({ description: '64 hex characters; shown only here, when webhook_url is set' })),
-  },
-  { $id: 'CreatedJob' },
-);
-
-export const JobListSchema = Type.Object(
-  { jobs: Type.Array(Type.Ref('Job')), next_cursor: Nullable(Type.String({ format: 'uuid' })) },
-  { $id: 'JobList' },
-);
+const JobStatusSchema = Type.Enum([...JOB_STATUSES]);
 
 /** Jobs on a page when the query names no `limit`. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -77,55 +26,120 @@ export const ListQuery = Type.Object(
 
 export const IdParams = Type.Object({ id: Type.String() });
 
-const typedColumns = Object.fromEntries(
-  [...new Set(Object.values(TYPED_COLUMNS).flat())].map((c) => [c, Type.Optional(Nullable(Type.Unknown()))]),
-);
+/** The schemas that name sources: `job_types` and the typed columns of results are the registry's. */
+export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
+  const Source = Type.Enum([...sources.names]);
 
-export const ResultSchema = Type.Object(
-  {
-    domain: Type.String(),
-    source: Source,
-    status: Type.Enum(['ok', 'error']),
-    error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
-    fetched_at: Nullable(Timestamp),
-    duration_ms: Nullable(Type.Integer()),
-    ...typedColumns,
-    raw: Type.Unknown({ description: 'the upstream payload as a JSON object' }),
-  },
-  { $id: 'Result' },
-);
+  const createJobBody = Type.Object(
+    {
+      domains: Type.Array(Type.String({ maxLength: 1024 }), {
+        minItems: 1,
+        maxItems: maxDomains,
+        description: `1 to ${maxDomains} host names; IDNs are converted to punycode, duplicates dropped`,
+      }),
+      job_types: Type.Array(Source, { minItems: 1, maxItems: sources.names.length, uniqueItems: true }),
+      webhook_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'absolute http(s) URL called when the job ends' }))),
+    },
+    { additionalProperties: false },
+  );
 
-export const ResultsSchema = Type.Object(
-  { job_id: Type.String({ format: 'uuid' }), status: JobStatus, results: Type.Array(Type.Ref('Result')) },
-  { $id: 'Results' },
-);
+  const jobProperties = {
+    job_id: Type.String({ format: 'uuid' }),
+    status: JobStatusSchema,
+    created_at: Timestamp,
+    started_at: Nullable(Timestamp),
+    finished_at: Nullable(Timestamp),
+    job_types: Type.Array(Source),
+    domain_count: Type.Integer(),
+    webhook_url: Nullable(Type.String()),
+    progress: Type.Object({
+      total: Type.Integer({ description: 'tasks: domains × sources' }),
+      succeeded: Type.Integer(),
+      failed: Type.Integer(),
+      pending: Type.Integer({ description: 'tasks without a result yet' }),
+    }),
+  };
+  const job = Type.Object(jobProperties, { $id: 'Job' });
+  const jobDetail = Type.Object(
+    { ...jobProperties, domains: Type.Array(Type.String(), { description: 'the normalised domains, in request order' }) },
+    { $id: 'JobDetail' },
+  );
+  const createdJob = Type.Object(
+    {
+      ...jobProperties,
+      domains: Type.Array(Type.String()),
+      webhook_secret: Type.Optional(Type.String({ description: '64 hex characters; shown only here, when webhook_url is set' })),
+    },
+    { $id: 'CreatedJob' },
+  );
+  const jobList = Type.Object(
+    { jobs: Type.Array(Type.Ref('Job')), next_cursor: Nullable(Type.String({ format: 'uuid' })) },
+    { $id: 'JobList' },
+  );
 
-const Scope = Type.Enum([...SCOPES]);
+  const typedColumns = Object.fromEntries(sources.columns.map((c) => [c.name, Type.Optional(Nullable(Type.Unknown()))]));
+  const result = Type.Object(
+    {
+      domain: Type.String(),
+      source: Source,
+      status: Type.Enum(['ok', 'error']),
+      error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+      fetched_at: Nullable(Timestamp),
+      duration_ms: Nullable(Type.Integer()),
+      ...typedColumns,
+      raw: Type.Unknown({ description: 'the upstream payload as a JSON object' }),
+    },
+    { $id: 'Result' },
+  );
+  const results = Type.Object(
+    { job_id: Type.String({ format: 'uuid' }), status: JobStatusSchema, results: Type.Array(Type.Ref('Result')) },
+    { $id: 'Results' },
+  );
+
+  return {
+    createJobBody,
+    job,
+    jobDetail,
+    createdJob,
+    result,
+    /** Every schema with an `$id`, in the order of the document's components. */
+    components: [job, jobDetail, createdJob, jobList, result, results, CreatedKeySchema, KeySchema, KeyListSchema],
+  };
+}
+
+export type JobsSchemas = ReturnType<typeof jobsSchemas>;
+export type JobView = Static<JobsSchemas['job']>;
+export type JobDetailView = Static<JobsSchemas['jobDetail']>;
+export type CreatedJobView = Static<JobsSchemas['createdJob']>;
+/** A result row: the common fields, then the row's own source's typed columns (by name), then `raw`. */
+export type ResultView = Static<JobsSchemas['result']> & Record<string, unknown>;
+
+const ScopeName = Type.Enum([...SCOPES]);
 
 export const CreateKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
-    scopes: Type.Array(Scope, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
   },
   { additionalProperties: false },
 );
 
-export const CreatedKeySchema = Type.Object(
+const CreatedKeySchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     token: Type.String({ description: 'dm_jobs_…: shown only here' }),
     name: Type.String(),
-    scopes: Type.Array(Scope),
+    scopes: Type.Array(ScopeName),
     created_at: Timestamp,
   },
   { $id: 'CreatedKey' },
 );
 
-export const KeySchema = Type.Object(
+const KeySchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
-    scopes: Type.Array(Scope),
+    scopes: Type.Array(ScopeName),
     token_prefix: Type.String({ description: 'the first characters of the token, to tell keys apart' }),
     created_at: Timestamp,
     last_used_at: Nullable(Timestamp),
@@ -134,16 +148,7 @@ export const KeySchema = Type.Object(
   { $id: 'Key' },
 );
 
-export const KeyListSchema = Type.Object({ keys: Type.Array(Type.Ref('Key')) }, { $id: 'KeyList' });
+const KeyListSchema = Type.Object({ keys: Type.Array(Type.Ref('Key')) }, { $id: 'KeyList' });
 
-export const JOBS_SCHEMAS = [
-  JobSchema,
-  JobDetailSchema,
-  CreatedJobSchema,
-  JobListSchema,
-  ResultSchema,
-  ResultsSchema,
-  CreatedKeySchema,
-  KeySchema,
-  KeyListSchema,
-];
+export type CreatedKeyView = Static<typeof CreatedKeySchema>;
+export type KeyView = Static<typeof KeySchema>;

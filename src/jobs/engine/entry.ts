@@ -5,11 +5,12 @@ import type { Job } from 'pg-boss';
 import { withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { inTransaction, type Queue } from '../../platform/queue.ts';
-import { endJobIfDone } from '../callback.ts';
+import { isActive } from '../job-status.ts';
 import { countTasks } from '../metrics.ts';
 import { enqueueRanges, splitRange, taskQueue, type RangeEntry, type TaskRange } from '../queues.ts';
-import type { Outcome, Source } from '../sources/source.ts';
-import { jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store.ts';
+import type { Outcome, Source, TypedColumn } from '../sources/index.ts';
+import { jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store/index.ts';
+import { endJobIfDone } from './job-end.ts';
 import type { RateGate } from './rate.ts';
 
 export interface EntryContext {
@@ -17,6 +18,8 @@ export interface EntryContext {
   queue: Queue;
   log: Logger;
   source: Source;
+  /** Every typed column of the tasks table (the source registry's). */
+  columns: readonly TypedColumn[];
   gate: RateGate;
   /** Aborted when the worker is stopping: the entry settles after its current batch. */
   stopping: AbortSignal;
@@ -35,7 +38,7 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
   const started = performance.now();
   const job = await startJob(ctx.pool, range.jobId);
   // A job that is gone, paused or already ended starts nothing more: the entry is done with no work.
-  if (!job || (job.status !== 'running' && job.status !== 'queued')) return settle(ctx, entry, { results: [], requeue: [] });
+  if (!job || !isActive(job.status)) return settle(ctx, entry, { results: [], requeue: [] });
 
   const batches = inBatches(await unfinishedTasks(ctx.pool, range.jobId, ctx.source.name, range.from, range.to), ctx.source.batchSize);
   const results: TaskResult[] = [];
@@ -104,7 +107,7 @@ async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, reque
   const { jobId } = entry.data;
   const name = taskQueue(ctx.source.name);
   await withTransaction(ctx.pool, async (tx) => {
-    await writeResults(tx, jobId, ctx.source.name, results);
+    await writeResults(tx, jobId, ctx.source.name, results, ctx.columns);
     const done = (await ctx.queue.complete(name, { id: entry.id, retryCount: entry.retryCount }, null, { db: inTransaction(tx) })) as {
       affected: number;
     };

@@ -3,32 +3,47 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'pg-boss';
-import { JOB_SOURCES, type Config, type JobSource } from '../../config.ts';
 import { createListener, withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
-import { endJobIfDone } from '../callback.ts';
 import { countTasks } from '../metrics.ts';
-import { createTaskQueues, deadLetterQueue, taskQueue, TASKS_CHANNEL, type TaskRange } from '../queues.ts';
-import type { Source } from '../sources/source.ts';
-import { failRange, renewSlots, releaseAllSlots } from '../store.ts';
+import { createTaskQueues, deadLetterQueue, taskQueue, TASKS_CHANNEL, type TaskQueueTimings, type TaskRange } from '../queues.ts';
+import type { AdapterDeps, SourceLimits, SourceRegistry } from '../sources/index.ts';
+import { failRange, renewSlots, releaseAllSlots } from '../store/index.ts';
+import { endJobIfDone } from './job-end.ts';
 import { rateGate } from './rate.ts';
 import { startRunner, type SourceRunner } from './runner.ts';
+import { createSources } from './sources.ts';
 
-export interface EngineOptions {
+/** What tests and benchmarks shorten; the defaults suit production. */
+export interface EngineTimings {
+  /** Time after which an entry puts the rest of its range back (250 ms). */
+  budgetMs?: number;
+  /** Waits before the retries of a transient upstream error (2 s, 10 s, 30 s). */
+  retryDelaysMs?: number[];
+  /** How long an idle runner waits before looking again (2 s). */
+  idlePollMs?: number;
+  /** Slot leases (30 s), renewed by the heartbeat (every 10 s). */
+  leaseSeconds?: number;
+  heartbeatMs?: number;
+  taskQueues?: TaskQueueTimings;
+}
+
+interface EngineOptions {
   pool: Pool;
   /** For the LISTEN connection. */
   databaseUrl: string;
   queue: Queue;
   log: Logger;
-  sources: Map<JobSource, Source>;
-  limits: Config['jobs']['sources'];
+  sources: SourceRegistry;
+  /** Each source's JOBS_<NAME>_CONCURRENCY and _RATE. */
+  limits: Readonly<Record<string, SourceLimits>>;
+  /** Each source's own settings, as its descriptor read them. */
+  settings: Readonly<Record<string, unknown>>;
+  /** The HTTP clients the adapters use. */
+  http: AdapterDeps;
   publicUrl: string;
-  budgetMs?: number;
-  retryDelaysMs?: number[];
-  idlePollMs?: number;
-  leaseSeconds?: number;
-  heartbeatMs?: number;
+  timings?: EngineTimings | undefined;
 }
 
 export interface Engine {
@@ -37,14 +52,16 @@ export interface Engine {
 
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const { pool, queue, log } = options;
+  const timings = options.timings ?? {};
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const leaseSeconds = options.leaseSeconds ?? 30;
-  await createTaskQueues(queue);
+  const leaseSeconds = timings.leaseSeconds ?? 30;
+  await createTaskQueues(queue, options.sources.names, timings.taskQueues);
+  const sources = createSources(options.sources, options.settings, options.http);
 
-  const runners = new Map<JobSource, SourceRunner>();
-  for (const name of JOB_SOURCES) {
-    const source = options.sources.get(name);
-    if (!source) continue;
+  const runners = new Map<string, SourceRunner>();
+  for (const [name, source] of sources) {
+    const limits = options.limits[name];
+    if (!limits) throw new Error(`no JOBS_${name.toUpperCase()}_* settings were read for source ${name}`);
     runners.set(
       name,
       await startRunner({
@@ -52,22 +69,25 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         queue,
         log,
         source,
-        gate: rateGate(pool, name, options.limits[name].rate),
-        budgetMs: options.budgetMs ?? 250,
-        retryDelaysMs: options.retryDelaysMs ?? [2_000, 10_000, 30_000],
+        columns: options.sources.columns,
+        gate: rateGate(pool, name, limits.rate),
+        budgetMs: timings.budgetMs ?? 250,
+        retryDelaysMs: timings.retryDelaysMs ?? [2_000, 10_000, 30_000],
         publicUrl: options.publicUrl,
-        concurrency: options.limits[name].concurrency,
+        concurrency: limits.concurrency,
         holder,
         leaseSeconds,
-        idlePollMs: options.idlePollMs ?? 2_000,
+        idlePollMs: timings.idlePollMs ?? 2_000,
       }),
     );
     await queue.work<TaskRange>(deadLetterQueue(name), { batchSize: 10 }, (entries) => deadLetters(options, name, entries));
   }
 
   const listener = createListener(options.databaseUrl, log);
-  listener.on(TASKS_CHANNEL, (payload) => runners.get(payload as JobSource)?.wake());
-  listener.onConnect(() => runners.forEach((r) => r.wake()));
+  listener.on(TASKS_CHANNEL, (payload) => runners.get(payload)?.wake());
+  listener.onConnect(() => {
+    for (const runner of runners.values()) runner.wake();
+  });
 
   // Heartbeats: the entries and slots this process holds stay ours while it lives, and only while it lives.
   const heartbeat = setInterval(() => {
@@ -78,7 +98,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         if (held.length) await queue.touch(taskQueue(name), held);
       }
     })().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
-  }, options.heartbeatMs ?? 10_000);
+  }, timings.heartbeatMs ?? 10_000);
 
   return {
     async stop() {
@@ -91,7 +111,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 }
 
 /** Entries that failed every retry: their unfinished tasks get error rows, so the job still ends. */
-async function deadLetters(options: EngineOptions, source: JobSource, entries: Job<TaskRange>[]): Promise<void> {
+async function deadLetters(options: EngineOptions, source: string, entries: Job<TaskRange>[]): Promise<void> {
   for (const { data } of entries) {
     const failed = await withTransaction(options.pool, async (tx) => {
       const failed = await failRange(

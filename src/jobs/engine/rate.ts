@@ -1,7 +1,6 @@
 // A source's request rate, shared by every worker process through PostgreSQL (rate-limiter-flexible's store
 // over the `source_rates` table). A window of `points` requests per `duration` seconds gives the rate.
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { JobSource } from '../../config.ts';
 import type { Pool } from '../../platform/db/index.ts';
 
 export interface RateGate {
@@ -15,7 +14,7 @@ export interface RateGate {
  * `rate` requests per second; 0 means no rate of our own, but an upstream's Retry-After still holds every
  * worker (a provider without a published limit can still answer 429).
  */
-export function rateGate(pool: Pool, source: JobSource, rate: number): RateGate {
+export function rateGate(pool: Pool, source: string, rate: number): RateGate {
   // Whole requests per window, and windows of at least one second: 0.4/s is 1 per 2.5 s, 20/s is 20 per 1 s.
   const points = rate > 0 ? Math.max(1, Math.floor(rate)) : 1;
   const limiter = new RateLimiterPostgres({

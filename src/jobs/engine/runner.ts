@@ -2,15 +2,14 @@
 // fetches as many entries, and runs each in a lane until it settles. Tenants with nothing running in the
 // source's queue are served first, so a small job never waits behind another tenant's big one.
 import type { Job } from 'pg-boss';
-import type { Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { taskQueue, type TaskRange } from '../queues.ts';
-import { acquireSlots, ensureSlots, releaseSlots } from '../store.ts';
+import { acquireSlots, ensureSlots, releaseSlots } from '../store/index.ts';
 import { LapsedEntry, runEntry, type EntryContext } from './entry.ts';
 import { sleep } from './rate.ts';
 
-export interface RunnerOptions extends Omit<EntryContext, 'stopping'> {
+interface RunnerOptions extends Omit<EntryContext, 'stopping'> {
   /** In-flight entries of this source across all workers. */
   concurrency: number;
   holder: string;
@@ -73,7 +72,7 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
     if (slots.length === 0) return 0;
     const entries = await fetchFairly(queue, name, slots.length);
     await releaseSlots(pool, source.name, slots.slice(entries.length), options.holder);
-    entries.forEach((entry, i) => launch(entry, slots[i]!));
+    for (const [i, entry] of entries.entries()) launch(entry, slots[i]!);
     return entries.length;
   };
 

@@ -2,9 +2,9 @@
 // needs (docs/providers.md, "Ahrefs"). Traffic makes three calls: metrics (typed columns), then top keywords and
 // top pages, which go into `raw`.
 import { Type, type TSchema } from 'typebox';
-import type { Config } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
-import type { FetchContext, Outcome, Source } from './source.ts';
+import type { SettingReader, SourceDescriptor } from './descriptor.ts';
+import type { FetchContext, Outcome, SourceAdapter } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody, type Failure } from './upstream.ts';
 
 const Count = Type.Integer({ minimum: 0 });
@@ -19,9 +19,50 @@ const MetricsReply = Type.Object({
 const KeywordsReply = Type.Object({ keywords: Type.Array(Type.Unknown()) });
 const PagesReply = Type.Object({ pages: Type.Array(Type.Unknown()) });
 
-type Settings = Config['providers']['ahrefs'];
+interface AhrefsSettings {
+  apiKey: string | undefined;
+  baseUrl: string;
+}
 
-export function ahrefsBacklinksSource(settings: Settings, http: Outbound): Source {
+/** Both Ahrefs sources use the same account and address. */
+function readSettings(read: SettingReader): AhrefsSettings {
+  return { apiKey: read.secret('AHREFS_API_KEY'), baseUrl: read.url('AHREFS_BASE_URL', 'https://api.ahrefs.com/v3') };
+}
+
+export const ahrefsBacklinks: SourceDescriptor<AhrefsSettings> = {
+  name: 'ahrefs_backlinks',
+  provider: 'ahrefs',
+  batchSize: 1,
+  columns: [
+    { name: 'domain_rating', type: 'double precision' },
+    { name: 'backlinks', type: 'bigint' },
+    { name: 'ref_domains', type: 'bigint' },
+    { name: 'dofollow_pct', type: 'double precision' },
+  ],
+  // Bounded by concurrency; 429s are honoured.
+  defaults: { concurrency: 2, rate: 0 },
+  billing: { charged: true, requests: { count: 1, per: 'domain' }, unitsPerRequest: null },
+  readSettings,
+  createAdapter: (settings, deps) => ahrefsBacklinksAdapter(settings, deps.providerHttp),
+};
+
+export const ahrefsTraffic: SourceDescriptor<AhrefsSettings> = {
+  name: 'ahrefs_traffic',
+  provider: 'ahrefs',
+  batchSize: 1,
+  columns: [
+    { name: 'organic_traffic', type: 'bigint' },
+    { name: 'traffic_value', type: 'double precision' },
+  ],
+  // As backlinks, with slots and a rate window of its own.
+  defaults: { concurrency: 2, rate: 0 },
+  // Metrics, top keywords, top pages.
+  billing: { charged: true, requests: { count: 3, per: 'domain' }, unitsPerRequest: null },
+  readSettings,
+  createAdapter: (settings, deps) => ahrefsTrafficAdapter(settings, deps.providerHttp),
+};
+
+export function ahrefsBacklinksAdapter(settings: AhrefsSettings, http: Outbound): SourceAdapter {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
     const body = {
@@ -42,10 +83,10 @@ export function ahrefsBacklinksSource(settings: Settings, http: Outbound): Sourc
       raw: got.raw,
     };
   }
-  return { name: 'ahrefs_backlinks', batchSize: 1, fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
 }
 
-export function ahrefsTrafficSource(settings: Settings, http: Outbound): Source {
+export function ahrefsTrafficAdapter(settings: AhrefsSettings, http: Outbound): SourceAdapter {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
     const metrics = await get(
@@ -87,12 +128,12 @@ export function ahrefsTrafficSource(settings: Settings, http: Outbound): Source 
       raw: { metrics: metrics.raw, keywords: keywords.raw, pages: pages.raw },
     };
   }
-  return { name: 'ahrefs_traffic', batchSize: 1, fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
 }
 
 /** One Ahrefs call with the date parameter, status rules, and a schema check of the body. */
 async function get<T extends TSchema>(
-  settings: Settings,
+  settings: AhrefsSettings,
   http: Outbound,
   context: FetchContext,
   method: 'GET' | 'POST',

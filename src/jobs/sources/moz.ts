@@ -1,9 +1,9 @@
 // moz: POST {base}/v2/url_metrics with up to 10 targets a call (docs/providers.md, "Moz"). Results come back
 // in request order; each is also checked by name, so a reordered answer is caught rather than misfiled.
 import { Type } from 'typebox';
-import type { Config } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
-import type { Outcome, Source } from './source.ts';
+import type { SourceDescriptor } from './descriptor.ts';
+import type { Outcome, SourceAdapter } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody } from './upstream.ts';
 
 const Metric = Type.Union([Type.Number(), Type.Null()]);
@@ -22,7 +22,47 @@ const Reply = Type.Object({
   ),
 });
 
-export function mozSource(settings: Config['providers']['moz'], http: Outbound): Source {
+interface MozSettings {
+  token: string | undefined;
+  accessId: string | undefined;
+  secretKey: string | undefined;
+  baseUrl: string;
+}
+
+export const moz: SourceDescriptor<MozSettings> = {
+  name: 'moz',
+  provider: 'moz',
+  // Moz takes up to 50 targets; docs/api/README.md, "Limits", promises batches of 10.
+  batchSize: 10,
+  columns: [
+    { name: 'domain_authority', type: 'double precision' },
+    { name: 'page_authority', type: 'double precision' },
+    { name: 'spam_score', type: 'double precision' },
+    { name: 'linking_domains', type: 'bigint' },
+    { name: 'inbound_links', type: 'bigint' },
+  ],
+  // Low Moz plans allow one request every 10 s.
+  defaults: { concurrency: 1, rate: 0.1 },
+  billing: { charged: true, requests: { count: 1, per: 'call' }, unitsPerRequest: null },
+  readSettings(read) {
+    const settings = {
+      token: read.secret('MOZ_TOKEN'),
+      accessId: read.secret('MOZ_ACCESS_ID'),
+      secretKey: read.secret('MOZ_SECRET_KEY'),
+      baseUrl: read.url('MOZ_BASE_URL', 'https://lsapi.seomoz.com'),
+    };
+    if ((settings.accessId === undefined) !== (settings.secretKey === undefined)) {
+      read.fail(
+        settings.accessId === undefined ? 'MOZ_ACCESS_ID' : 'MOZ_SECRET_KEY',
+        'MOZ_ACCESS_ID and MOZ_SECRET_KEY are set together or not at all',
+      );
+    }
+    return settings;
+  },
+  createAdapter: (settings, deps) => mozAdapter(settings, deps.providerHttp),
+};
+
+export function mozAdapter(settings: MozSettings, http: Outbound): SourceAdapter {
   const auth: Record<string, string> | undefined = settings.token
     ? { 'x-moz-token': settings.token }
     : settings.accessId && settings.secretKey
@@ -30,8 +70,6 @@ export function mozSource(settings: Config['providers']['moz'], http: Outbound):
       : undefined;
 
   return {
-    name: 'moz',
-    batchSize: 10,
     async fetch(domains, { permit, signal }): Promise<Outcome[]> {
       const all = (outcome: Outcome) => domains.map(() => outcome);
       if (!auth) return all(fail('source_not_configured', 'MOZ_TOKEN (or MOZ_ACCESS_ID and MOZ_SECRET_KEY) is not set'));

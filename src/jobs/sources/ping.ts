@@ -3,16 +3,33 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { OutboundError, type Outbound, type RedirectHop } from '../../platform/net/index.ts';
-import type { FetchContext, Outcome, Source } from './source.ts';
+import type { SourceDescriptor } from './descriptor.ts';
+import type { FetchContext, Outcome, SourceAdapter } from './source.ts';
 
 const TIMEOUT_MS = 8_000;
 const MAX_REDIRECTS = 5;
 const BODY_BYTES = 64 * 1024;
 
-export interface PingOptions {
+export const ping: SourceDescriptor<undefined> = {
+  name: 'ping',
+  provider: 'ping',
+  batchSize: 1,
+  columns: [
+    { name: 'reachable', type: 'boolean' },
+    { name: 'status_code', type: 'integer' },
+    { name: 'response_ms', type: 'integer' },
+  ],
+  defaults: { concurrency: 50, rate: 0 },
+  // Our own requests to the domain itself (https, then http when that gets no answer): no provider to pay.
+  billing: { charged: false, requests: { count: 2, per: 'domain', atMost: true }, unitsPerRequest: null },
+  readSettings: () => undefined,
+  createAdapter: (_settings, deps) => pingAdapter({ outbound: deps.outbound, lookup: deps.lookup, userAgent: deps.userAgent }),
+};
+
+interface PingOptions {
   outbound: Outbound;
   /** The resolver the outbound client uses too (default `dns.lookup`). */
-  lookup?: LookupFunction;
+  lookup?: LookupFunction | undefined;
   /** The URLs tried, in order (default https://<domain>/ then http://<domain>/); tests point them at local ports. */
   urls?: (domain: string) => string[];
   userAgent: string;
@@ -25,11 +42,11 @@ interface Attempt {
   chain?: RedirectHop[];
 }
 
-export function pingSource(options: PingOptions): Source {
+export function pingAdapter(options: PingOptions): SourceAdapter {
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
   const urls = options.urls ?? ((d: string) => [`https://${d}/`, `http://${d}/`]);
 
-  async function ping(domain: string, context: FetchContext): Promise<Outcome> {
+  async function check(domain: string, context: FetchContext): Promise<Outcome> {
     const addresses = await resolve(lookup, domain);
     if (!Array.isArray(addresses)) {
       return unreachable({ addresses: [], attempts: [], error: 'dns', message: addresses.message });
@@ -60,11 +77,7 @@ export function pingSource(options: PingOptions): Source {
     return unreachable({ addresses, attempts, error: last.error, message: last.message });
   }
 
-  return {
-    name: 'ping',
-    batchSize: 1,
-    fetch: (domains, context) => Promise.all(domains.map((d) => ping(d, context))),
-  };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => check(d, context))) };
 }
 
 /** Not reachable is a finding, not a failure: the row is `ok` with `reachable: false` and the error class in raw. */

@@ -1,9 +1,9 @@
 // seokicks: GET {base}/SEOkicksService/V1/inlinkData with the key as `appid` (docs/providers.md). The four counts
 // arrive as strings of digits; the body is JSON whatever its Content-Type says.
 import { Type } from 'typebox';
-import type { Config } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
-import type { Outcome, Source } from './source.ts';
+import type { SourceDescriptor } from './descriptor.ts';
+import type { Outcome, SourceAdapter } from './source.ts';
 import { byStatus, call, digits, fail, isFailure, parseBody } from './upstream.ts';
 
 const Reply = Type.Object({
@@ -11,7 +11,33 @@ const Reply = Type.Object({
   Results: Type.Optional(Type.Array(Type.Unknown())),
 });
 
-export function seokicksSource(settings: Config['providers']['seokicks'], http: Outbound): Source {
+interface SeokicksSettings {
+  apiKey: string | undefined;
+  baseUrl: string;
+}
+
+export const seokicks: SourceDescriptor<SeokicksSettings> = {
+  name: 'seokicks',
+  provider: 'seokicks',
+  batchSize: 1,
+  columns: [
+    { name: 'linkpop', type: 'bigint' },
+    { name: 'domainpop', type: 'bigint' },
+    { name: 'ip_pop', type: 'bigint' },
+    { name: 'classc_pop', type: 'bigint' },
+  ],
+  // SEOkicks publishes no rate; two requests at most in flight.
+  defaults: { concurrency: 2, rate: 0 },
+  // Its answers speak of credits; what one request costs is not documented.
+  billing: { charged: true, requests: { count: 1, per: 'domain' }, unitsPerRequest: null },
+  readSettings: (read) => ({
+    apiKey: read.secret('SEOKICKS_API_KEY'),
+    baseUrl: read.url('SEOKICKS_BASE_URL', 'https://en.seokicks.de'),
+  }),
+  createAdapter: (settings, deps) => seokicksAdapter(settings, deps.providerHttp),
+};
+
+export function seokicksAdapter(settings: SeokicksSettings, http: Outbound): SourceAdapter {
   async function one(domain: string, permit: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'SEOKICKS_API_KEY is not set');
     const url = new URL('/SEOkicksService/V1/inlinkData', settings.baseUrl);
@@ -35,9 +61,5 @@ export function seokicksSource(settings: Config['providers']['seokicks'], http: 
     }
     return { ok: true, columns, raw: parsed.raw };
   }
-  return {
-    name: 'seokicks',
-    batchSize: 1,
-    fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context.permit, context.signal))),
-  };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context.permit, context.signal))) };
 }

@@ -1,6 +1,5 @@
 // What every source is to the engine: a named fetcher of one batch of domains, whose outcome per domain is
 // either typed columns with the upstream payload, or a classified error.
-import type { JobSource } from '../../config.ts';
 
 /** Error classes of result rows: docs/api/README.md, "Errors"; which answer gets which, docs/providers.md. */
 export type ErrorCode =
@@ -34,15 +33,15 @@ export interface FetchContext {
   permit(): Promise<void>;
 }
 
-export interface Source {
-  name: JobSource;
-  /** Domains per upstream call (Moz: 10; the others: 1). */
-  batchSize: number;
+/** How a source gets its numbers: its provider adapter. */
+export interface SourceAdapter {
   /** One outcome per domain, in the order given. Throws only on bugs; upstream trouble is an outcome. */
   fetch(domains: string[], context: FetchContext): Promise<Outcome[]>;
 }
 
-/** The same failed outcome for every domain of a batch (one call answered for all of them). */
-export function failAll(domains: string[], outcome: Extract<Outcome, { ok: false }>): Outcome[] {
-  return domains.map(() => outcome);
+/** A source as a worker runs it: its descriptor's name and batch size, and its adapter. */
+export interface Source extends SourceAdapter {
+  name: string;
+  /** Domains per upstream call (Moz: 10; the others: 1). */
+  batchSize: number;
 }

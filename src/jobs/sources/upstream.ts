@@ -4,12 +4,11 @@
 import { OutboundError, type Outbound, type OutboundResponse } from '../../platform/net/index.ts';
 import { Compile } from 'typebox/compile';
 import type { TSchema, Static } from 'typebox';
-import { observeUpstream, type UpstreamProvider } from '../metrics.ts';
 import type { ErrorCode, Outcome } from './source.ts';
 
 export type Failure = Extract<Outcome, { ok: false }>;
 
-export type UpstreamResponse = Pick<OutboundResponse, 'status' | 'headers'> & { text: string };
+type UpstreamResponse = Pick<OutboundResponse, 'status' | 'headers'> & { text: string };
 
 const TIMEOUT_MS = 30_000;
 const MAX_BODY = 8 * 1024 * 1024;
@@ -32,27 +31,6 @@ export async function call(
     if (!(err instanceof OutboundError)) throw err;
     return fail('upstream_unavailable', err.message, { error: err.kind }, {});
   }
-}
-
-/** `http` with every request's status and time recorded under `provider`, whichever adapter makes it. */
-export function measured(http: Outbound, provider: UpstreamProvider): Outbound {
-  return {
-    async request(url, options) {
-      const started = performance.now();
-      let status = 'error';
-      try {
-        const res = await http.request(url, options);
-        status = String(res.status);
-        return res;
-      } catch (err) {
-        if (err instanceof OutboundError) status = err.kind;
-        throw err;
-      } finally {
-        observeUpstream(provider, status, (performance.now() - started) / 1000);
-      }
-    },
-    close: () => http.close(),
-  };
 }
 
 export function isFailure(value: UpstreamResponse | Failure): value is Failure {
@@ -79,7 +57,7 @@ export function byStatus(res: UpstreamResponse, provider: string): Failure | und
 }
 
 /** The body as JSON when it is JSON, else the text itself (kept in `raw` either way). */
-export function bodyOf(text: string): unknown {
+function bodyOf(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -114,7 +92,10 @@ export function parseBody<T extends TSchema>(
 const validators = new WeakMap<TSchema, ReturnType<typeof Compile>>();
 function compiled(schema: TSchema) {
   let v = validators.get(schema);
-  if (!v) validators.set(schema, (v = Compile(schema)));
+  if (!v) {
+    v = Compile(schema);
+    validators.set(schema, v);
+  }
   return v;
 }
 

@@ -2,9 +2,9 @@
 // over every resume-key page. The archive blocks clients that ignore its limits, so the engine's shared gate
 // (one in flight, 0.4 requests/s) paces each page, and a refused connection holds every worker for a minute.
 import { Type } from 'typebox';
-import type { Config } from '../../config.ts';
 import type { Outbound } from '../../platform/net/index.ts';
-import type { FetchContext, Outcome, Source } from './source.ts';
+import type { SourceDescriptor } from './descriptor.ts';
+import type { FetchContext, Outcome, SourceAdapter } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody } from './upstream.ts';
 
 const PAGE_LIMIT = 5000;
@@ -13,7 +13,28 @@ const RAW_CAPTURES = 10_000;
 const Reply = Type.Array(Type.Array(Type.String()));
 const STAMP = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 
-export function waybackSource(settings: Config['providers']['wayback'], http: Outbound): Source {
+interface WaybackSettings {
+  baseUrl: string;
+}
+
+export const wayback: SourceDescriptor<WaybackSettings> = {
+  name: 'wayback',
+  provider: 'wayback',
+  batchSize: 1,
+  columns: [
+    { name: 'snapshot_count', type: 'bigint' },
+    { name: 'first_snapshot_at', type: 'timestamptz' },
+    { name: 'last_snapshot_at', type: 'timestamptz' },
+  ],
+  // The archive blocks clients that go faster than about 24 requests a minute.
+  defaults: { concurrency: 1, rate: 0.4 },
+  // No credentials: nobody's account pays. One request per page of up to 5,000 captures.
+  billing: { charged: false, requests: { count: 1, per: 'page' }, unitsPerRequest: null },
+  readSettings: (read) => ({ baseUrl: read.url('WAYBACK_BASE_URL', 'https://web.archive.org') }),
+  createAdapter: (settings, deps) => waybackAdapter(settings, deps.providerHttp),
+};
+
+export function waybackAdapter(settings: WaybackSettings, http: Outbound): SourceAdapter {
   async function one(domain: string, context: FetchContext): Promise<Outcome> {
     const pages: { captures: number; resume_key: string | null }[] = [];
     const captures: string[][] = [];
@@ -72,7 +93,7 @@ export function waybackSource(settings: Config['providers']['wayback'], http: Ou
       raw: { pages, captures, truncated: count > captures.length },
     };
   }
-  return { name: 'wayback', batchSize: 1, fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
 }
 
 function iso(stamp: string | undefined): string | null {

@@ -5,13 +5,13 @@ import type { onRequestAsyncHookHandler } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, Problem, problemResponses, type RoutePlugin, type ValidationIssue } from '../../platform/http/index.ts';
 import { webhookUrlProblem } from '../../platform/net/index.ts';
-import { insertAccountInbox } from '../store.ts';
-import type { MailAppDeps } from './app.ts';
+import { insertAccountInbox } from '../store/index.ts';
 import { accountOf, DEVELOPER_TIER, tierName } from './auth.ts';
-import { inboxView } from './inboxes-routes.ts';
+import type { MailAppDeps } from './deps.ts';
 import { labelIssue } from './labels.ts';
 import { namedDomain, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
 import { CreateInboxBody, SECURITY } from './schemas.ts';
+import { createdInboxView } from './views.ts';
 
 export function accountInboxesRoutes(deps: MailAppDeps, requireTier: (tier: number) => onRequestAsyncHookHandler): RoutePlugin {
   return async (app) => {
@@ -68,7 +68,7 @@ export function accountInboxesRoutes(deps: MailAppDeps, requireTier: (tier: numb
           }),
         );
         void reply.code(201).header('location', `/api/v1/inboxes/${encodeURIComponent(inbox.address)}`);
-        return { ...inboxView(inbox), webhook_secret: webhookSecret };
+        return createdInboxView(inbox, webhookSecret);
       },
     );
   };

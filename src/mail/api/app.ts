@@ -1,36 +1,14 @@
 // The mail API (/api/v1): disposable inboxes, their messages, and the Developer tier.
-import { createApp, type App, type HttpLimits } from '../../platform/http/index.ts';
-import { createListener, type Pool } from '../../platform/db/index.ts';
-import type { Logger } from '../../platform/log.ts';
-import type { MetricsAccess } from '../../platform/metrics/index.ts';
-import type { JwtSettings } from '../jwt.ts';
-import { inboxesRoutes } from './inboxes-routes.ts';
+import { createApp, type App } from '../../platform/http/index.ts';
+import { createListener } from '../../platform/db/index.ts';
 import { createHub } from '../realtime/index.ts';
-import { developerRoutes } from './developer-routes.ts';
-import { messagesRoutes } from './messages-routes.ts';
-import { sseRoutes } from './sse-routes.ts';
 import { webRoutes } from '../web/index.ts';
+import type { MailAppDeps } from './deps.ts';
+import { developerRoutes } from './developer-routes.ts';
+import { inboxesRoutes } from './inboxes-routes.ts';
+import { messagesRoutes } from './messages-routes.ts';
 import { MAIL_SCHEMAS } from './schemas.ts';
-
-export interface MailAppDeps {
-  pool: Pool;
-  log: Logger;
-  version: string;
-  /** MAIL_ANON_TTL_SECONDS: the life of an anonymous inbox. */
-  anonTtlSeconds: number;
-  /** MAIL_JWT_SECRET or MAIL_JWKS_URL: how Bearer JWTs are verified; with neither, every JWT is refused. */
-  jwt?: JwtSettings | undefined;
-  /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
-  allowPrivateNetwork?: boolean | undefined;
-  /** The database's URL: live inboxes hold a LISTEN connection of their own. */
-  databaseUrl: string;
-  /** MAIL_SSE_PING_SECONDS. */
-  ssePingSeconds: number;
-  /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */
-  httpLimits?: HttpLimits | undefined;
-  /** METRICS_ALLOW: who may read `/metrics`; loopback and private networks when unset. */
-  metricsAccess?: MetricsAccess | undefined;
-}
+import { sseRoutes } from './sse-routes.ts';
 
 export async function buildMailApp(deps: MailAppDeps): Promise<App> {
   const listener = createListener(deps.databaseUrl, deps.log);

@@ -7,7 +7,7 @@ import { dueForTouch, presentedCredentials, Problem, sameHash, unauthorized as r
 import type { Logger } from '../../platform/log.ts';
 import { createJwtVerifier, type JwtSettings } from '../jwt.ts';
 import { looksLikeApiKey, parseApiKey } from '../keys.ts';
-import { activeApiKey, recordAccount, touchApiKey } from '../store.ts';
+import { activeApiKey, recordAccount, touchApiKey } from '../store/index.ts';
 
 export interface Account {
   accountId: string;

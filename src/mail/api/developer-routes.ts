@@ -1,8 +1,8 @@
 // The Developer tier's routes: API keys and programmatic inboxes, behind one JWT verifier (and its JWKS cache).
 import type { RoutePlugin } from '../../platform/http/index.ts';
 import { accountInboxesRoutes } from './account-inboxes-routes.ts';
-import type { MailAppDeps } from './app.ts';
 import { createRequireTier } from './auth.ts';
+import type { MailAppDeps } from './deps.ts';
 import { keysRoutes } from './keys-routes.ts';
 
 export function developerRoutes(deps: MailAppDeps): RoutePlugin {

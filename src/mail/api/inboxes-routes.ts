@@ -12,11 +12,11 @@ import {
   listDomains,
   listMessagesJson,
   markAllRead,
-  type InboxRow,
-} from '../store.ts';
-import type { MailAppDeps } from './app.ts';
+} from '../store/index.ts';
+import type { MailAppDeps } from './deps.ts';
 import { namedDomain, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
 import { AddressParams, DEFAULT_LIST_SIZE, GenerateBody, ListQuery } from './schemas.ts';
+import { domainView, inboxStatsView, inboxView } from './views.ts';
 
 const TAGS = ['inboxes'];
 
@@ -27,9 +27,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
     app.get(
       '/api/v1/domains/',
       { schema: { tags: ['domains'], summary: 'The domains inboxes can be made on', response: { 200: { $ref: 'DomainList' } } } },
-      async () => ({
-        domains: (await listDomains(deps.pool)).map((d) => ({ name: d.name, is_public: d.isPublic, tier_required: d.tierRequired })),
-      }),
+      async () => ({ domains: (await listDomains(deps.pool)).map(domainView) }),
     );
 
     app.post(
@@ -98,15 +96,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         const address = lookupName(request.params.address);
         const stats = await inboxStats(deps.pool, address);
         if (!stats) throw notFound(address);
-        return {
-          address: stats.address,
-          message_count: stats.messageCount,
-          unread_count: stats.unreadCount,
-          otp_count: stats.otpCount,
-          total_bytes: stats.totalBytes,
-          attachment_count: stats.attachmentCount,
-          last_received_at: stats.lastReceivedAt?.toISOString() ?? null,
-        };
+        return inboxStatsView(stats);
       },
     );
 
@@ -163,19 +153,5 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         return reply.code(204).send(null);
       },
     );
-  };
-}
-
-export function inboxView(inbox: InboxRow) {
-  return {
-    id: inbox.id,
-    address: inbox.address,
-    domain: inbox.domain,
-    message_count: inbox.messageCount,
-    unread_count: inbox.unreadCount,
-    inbox_expires_at: inbox.expiresAt?.toISOString() ?? null,
-    created_at: inbox.createdAt.toISOString(),
-    label: inbox.label,
-    webhook_url: inbox.webhookUrl,
   };
 }

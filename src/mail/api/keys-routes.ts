@@ -4,11 +4,12 @@ import type { onRequestAsyncHookHandler } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { newApiKey } from '../keys.ts';
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../store.ts';
-import type { MailAppDeps } from './app.ts';
+import { insertApiKey, listApiKeys, revokeApiKey } from '../store/index.ts';
 import { accountOf, DEVELOPER_TIER } from './auth.ts';
+import type { MailAppDeps } from './deps.ts';
 import { labelIssue } from './labels.ts';
 import { CreateApiKeyBody, IdParams, SECURITY } from './schemas.ts';
+import { apiKeyView, createdApiKeyView } from './views.ts';
 
 const TAGS = ['api keys'];
 const ATTEMPTS = 5;
@@ -42,7 +43,7 @@ export function keysRoutes(deps: MailAppDeps, requireTier: (tier: number) => onR
           const key = await insertApiKey(deps.pool, { id: uuidv7(), accountId, keyPrefix, keyHash: hash, label, expiresInDays });
           if (key) {
             void reply.code(201);
-            return { id: key.id, key_prefix: key.keyPrefix, label: key.label, plaintext, expires_at: key.expiresAt.toISOString() };
+            return createdApiKeyView(key, plaintext);
           }
         }
         throw new Error('no free key prefix after several draws');
@@ -60,7 +61,7 @@ export function keysRoutes(deps: MailAppDeps, requireTier: (tier: number) => onR
           response: { 200: { $ref: 'ApiKeyList' }, ...problemResponses(401, 503) },
         },
       },
-      async (request) => (await listApiKeys(deps.pool, accountOf(request).accountId)).map(keyView),
+      async (request) => (await listApiKeys(deps.pool, accountOf(request).accountId)).map(apiKeyView),
     );
 
     app.delete(
@@ -83,17 +84,5 @@ export function keysRoutes(deps: MailAppDeps, requireTier: (tier: number) => onR
         return reply.code(204).send(null);
       },
     );
-  };
-}
-
-function keyView(key: ApiKeyRow) {
-  return {
-    id: key.id,
-    key_prefix: key.keyPrefix,
-    label: key.label,
-    is_active: key.isActive,
-    last_used_at: key.lastUsedAt?.toISOString() ?? null,
-    created_at: key.createdAt.toISOString(),
-    expires_at: key.expiresAt.toISOString(),
   };
 }

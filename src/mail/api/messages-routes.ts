@@ -1,34 +1,22 @@
 // One message: read (marks it read), raw bytes, delete. A message of an expired inbox is gone (404).
 import { Type } from 'typebox';
 import { isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
-import { detectOtp, extractLinks, OTP_DETECTOR_VERSION } from '../extract/index.ts';
-import { deleteMessage, extractionOf, rawMessage, readMessage, storeExtraction, type ExtractionRow } from '../store.ts';
-import type { MailAppDeps } from './app.ts';
+import { deleteMessage, rawMessage, readMessage, type ExtractionRow } from '../store/index.ts';
+import { currentExtraction } from '../stored-extraction.ts';
+import type { MailAppDeps } from './deps.ts';
 import { IdParams } from './schemas.ts';
-import { messageView } from './views.ts';
+import { messageLinksView, messageOtpView, messageView } from './views.ts';
 
 const TAGS = ['messages'];
 
 export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
   const notFound = (id: string) => new Problem('not_found', `no message ${id}`);
 
-  /**
-   * A message's extraction as the current detector sees it: a message an older detector found no code in (or
-   * stored before links were kept) is looked at again now, and the new finding is stored.
-   */
+  /** The message's code and links, brought up to date with the current detectors. */
   async function current(id: string): Promise<ExtractionRow> {
-    const message = isUuid(id) ? await extractionOf(deps.pool, id.toLowerCase()) : undefined;
+    const message = isUuid(id) ? await currentExtraction(deps.pool, id.toLowerCase()) : undefined;
     if (!message) throw notFound(id);
-    const stale = message.otp === null && message.otpVersion < OTP_DETECTOR_VERSION;
-    if (!stale && message.links !== null) return message;
-    const input = { subject: message.subject, text: message.bodyText, html: message.bodyHtml };
-    const found = {
-      otp: stale ? detectOtp(input) : message.otp,
-      otpVersion: stale ? OTP_DETECTOR_VERSION : message.otpVersion,
-      links: message.links ?? extractLinks(input.html, input.text),
-    };
-    await storeExtraction(deps.pool, message.id, found);
-    return { ...message, ...found };
+    return message;
   }
 
   return async (app) => {
@@ -84,10 +72,7 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
           response: { 200: { $ref: 'MessageOtp' }, ...problemResponses(400, 404) },
         },
       },
-      async (request) => {
-        const message = await current(request.params.id);
-        return { message_id: message.id, otp: message.otp, found: message.otp !== null, subject: message.subject };
-      },
+      async (request) => messageOtpView(await current(request.params.id)),
     );
 
     app.get(
@@ -100,11 +85,7 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
           response: { 200: { $ref: 'MessageLinks' }, ...problemResponses(400, 404) },
         },
       },
-      async (request) => {
-        const message = await current(request.params.id);
-        const links = message.links ?? [];
-        return { message_id: message.id, count: links.length, links };
-      },
+      async (request) => messageLinksView(await current(request.params.id)),
     );
 
     app.delete(

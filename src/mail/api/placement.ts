@@ -3,7 +3,7 @@
 import { Problem, type ValidationIssue } from '../../platform/http/index.ts';
 import type { Queryable } from '../../platform/db/index.ts';
 import { lookupName, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
-import { domainFor, type DomainRow, type InboxRow } from '../store.ts';
+import { domainFor, type DomainRow, type InboxRow } from '../store/index.ts';
 
 const ATTEMPTS = 5;
 

@@ -180,6 +180,18 @@ export const CreatedInboxSchema = Type.Object(
   { $id: 'CreatedInbox' },
 );
 
+// What the routes answer: the types of the response schemas, so a view that drifts from its schema fails to compile.
+export type DomainView = Static<typeof DomainSchema>;
+export type InboxView = Static<typeof InboxSchema>;
+export type InboxStatsView = Static<typeof InboxStatsSchema>;
+export type MessageSummaryView = Static<typeof MessageSummarySchema>;
+export type MessageView = Static<typeof MessageSchema>;
+export type MessageOtpView = Static<typeof MessageOtpSchema>;
+export type MessageLinksView = Static<typeof MessageLinksSchema>;
+export type CreatedApiKeyView = Static<typeof CreatedApiKeySchema>;
+export type ApiKeyView = Static<typeof ApiKeySchema>;
+export type CreatedInboxView = Static<typeof CreatedInboxSchema>;
+
 export const MAIL_SCHEMAS = [
   DomainSchema,
   DomainListSchema,

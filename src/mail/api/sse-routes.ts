@@ -1,11 +1,10 @@
 // GET /api/v1/sse/inbox/{address}: a live inbox as Server-Sent Events. An unknown or expired inbox is a 404
 // problem before any stream; after that the response belongs to the hub until the client goes.
 import { Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
-import { isUuid } from '../../platform/http/ids.ts';
 import { lookupName } from '../addresses.ts';
 import type { Hub } from '../realtime/index.ts';
-import { liveInbox } from '../store.ts';
-import type { MailAppDeps } from './app.ts';
+import { liveInbox } from '../store/index.ts';
+import type { MailAppDeps } from './deps.ts';
 import { AddressParams } from './schemas.ts';
 
 export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
@@ -30,9 +29,6 @@ export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
         const address = lookupName(request.params.address);
         const inbox = await liveInbox(deps.pool, address);
         if (!inbox) throw new Problem('not_found', `no inbox ${address} (unknown, or expired)`);
-        const header = request.headers['last-event-id'];
-        const lastEventId = typeof header === 'string' && isUuid(header.trim()) ? header.trim().toLowerCase() : undefined;
-
         reply.hijack();
         const res = reply.raw;
         res.writeHead(200, {
@@ -46,7 +42,7 @@ export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
         // The socket stays open for as long as the client wants: no idle timeout, and small writes go at once.
         request.raw.socket.setTimeout(0);
         request.raw.socket.setNoDelay(true);
-        hub.subscribe(inbox, res, lastEventId);
+        hub.subscribe(inbox, res, request.headers['last-event-id']);
       },
     );
   };

@@ -1,7 +1,54 @@
-// Rows as the API shows them (snake_case, ISO timestamps).
-import type { MessageRow, MessageSummary } from '../store.ts';
+// Rows as the API shows them (snake_case, ISO timestamps), each typed by the schema that documents it.
+import type { ApiKeyRow, DomainRow, ExtractionRow, InboxRow, InboxStats, MessageRow, MessageSummary } from '../store/index.ts';
+import type {
+  ApiKeyView,
+  CreatedApiKeyView,
+  CreatedInboxView,
+  DomainView,
+  InboxStatsView,
+  InboxView,
+  MessageLinksView,
+  MessageOtpView,
+  MessageSummaryView,
+  MessageView,
+} from './schemas.ts';
 
-export function summaryView(m: MessageSummary) {
+export function domainView(d: DomainRow): DomainView {
+  return { name: d.name, is_public: d.isPublic, tier_required: d.tierRequired };
+}
+
+export function inboxView(inbox: InboxRow): InboxView {
+  return {
+    id: inbox.id,
+    address: inbox.address,
+    domain: inbox.domain,
+    message_count: inbox.messageCount,
+    unread_count: inbox.unreadCount,
+    inbox_expires_at: inbox.expiresAt?.toISOString() ?? null,
+    created_at: inbox.createdAt.toISOString(),
+    label: inbox.label,
+    webhook_url: inbox.webhookUrl,
+  };
+}
+
+/** The inbox as made by its account: the only answer that shows the webhook's secret. */
+export function createdInboxView(inbox: InboxRow, webhookSecret: string | null): CreatedInboxView {
+  return { ...inboxView(inbox), webhook_secret: webhookSecret };
+}
+
+export function inboxStatsView(stats: InboxStats): InboxStatsView {
+  return {
+    address: stats.address,
+    message_count: stats.messageCount,
+    unread_count: stats.unreadCount,
+    otp_count: stats.otpCount,
+    total_bytes: stats.totalBytes,
+    attachment_count: stats.attachmentCount,
+    last_received_at: stats.lastReceivedAt?.toISOString() ?? null,
+  };
+}
+
+function summaryView(m: MessageSummary): MessageSummaryView {
   return {
     id: m.id,
     from_address: m.fromAddress,
@@ -15,7 +62,7 @@ export function summaryView(m: MessageSummary) {
   };
 }
 
-export function messageView(m: MessageRow) {
+export function messageView(m: MessageRow): MessageView {
   return {
     ...summaryView(m),
     to_address: m.toAddress,
@@ -26,4 +73,31 @@ export function messageView(m: MessageRow) {
     otp_detected: m.otp,
     headers: m.headers,
   };
+}
+
+/** No code is an answer too: `found` false, never a 404. */
+export function messageOtpView(m: ExtractionRow): MessageOtpView {
+  return { message_id: m.id, otp: m.otp, found: m.otp !== null, subject: m.subject };
+}
+
+export function messageLinksView(m: ExtractionRow): MessageLinksView {
+  const links = m.links ?? [];
+  return { message_id: m.id, count: links.length, links };
+}
+
+export function apiKeyView(key: ApiKeyRow): ApiKeyView {
+  return {
+    id: key.id,
+    key_prefix: key.keyPrefix,
+    label: key.label,
+    is_active: key.isActive,
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    created_at: key.createdAt.toISOString(),
+    expires_at: key.expiresAt.toISOString(),
+  };
+}
+
+/** A new key with its plaintext: shown in this answer only. */
+export function createdApiKeyView(key: ApiKeyRow, plaintext: string): CreatedApiKeyView {
+  return { id: key.id, key_prefix: key.keyPrefix, label: key.label, plaintext, expires_at: key.expiresAt.toISOString() };
 }

@@ -4,7 +4,7 @@
 // languages raise it, words of orders, invoices, shipping, money, phones, places, meetings and promotions lower
 // it — and by what touches it (currency, decimals, dates, times). The best candidate at or above the threshold
 // wins. No rule names a sender or a brand: only the language of codes.
-import { compile } from 'html-to-text';
+import { htmlText, normalise } from './otp-text.ts';
 import { CODE_WORDS, EXPIRED_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
@@ -91,7 +91,7 @@ interface Found {
   end: number;
 }
 
-const NUMBER_RUN = /\d(?:[ \-]?\d)*/g;
+const NUMBER_RUN = /\d(?:[ -]?\d)*/g;
 const ALNUM = /[A-Z0-9]{3,10}(?:-[A-Z0-9]{3,6})?/g;
 
 function candidatesOf(line: string): Found[] {
@@ -134,14 +134,14 @@ function standsAlone(line: string, start: number, end: number): boolean {
 
 function numberCandidates(run: string, start: number, line: string): Found[] {
   const end = start + run.length;
-  const digits = run.replace(/[ \-]/g, '');
-  const groups = run.split(/[ \-]/);
+  const digits = run.replace(/[ -]/g, '');
+  const groups = run.split(/[ -]/);
   const prefixed = /(?:^|[^\p{L}])[A-Z]{1,4}-$/u.test(line.slice(Math.max(0, start - 6), start));
   if (groups.length === 1) {
     if (digits.length < 4 || digits.length > 8) return [];
     return [{ code: digits, kind: prefixed ? 'prefixed' : 'digits', start, end }];
   }
-  const separators = new Set(run.match(/[ \-]/g));
+  const separators = new Set(run.match(/[ -]/g));
   // 4 to 8 single digits spaced apart (cells of a table, letter-spaced codes).
   if (groups.every((g) => g.length === 1) && groups.length >= 4 && groups.length <= 8 && separators.size === 1) {
     return [{ code: digits, kind: 'split', start, end }];
@@ -249,54 +249,4 @@ function isAlone(line: string, found: Found): boolean {
   // A sender's prefix (G-123456) is part of what is set apart.
   const before = found.kind === 'prefixed' ? line.slice(0, found.start).replace(/[A-Z]{1,4}-$/, '') : line.slice(0, found.start);
   return before.trim().length + line.slice(found.end).trim().length <= 2;
-}
-
-// ------------------------------------------------------------------------------------------------ text
-
-const HTML_OPTIONS = {
-  wordwrap: false as const,
-  formatters: {
-    // Table cells side by side stay on one line, a space apart (a code split across cells reads 4 8 2 9 1 3).
-    cell: (
-      elem: { children: unknown[] },
-      walk: (nodes: unknown[], builder: unknown) => void,
-      builder: { addInline(text: string): void },
-    ) => {
-      walk(elem.children, builder);
-      builder.addInline('\u2002');
-    },
-  },
-  selectors: [
-    { selector: 'a', options: { ignoreHref: true } },
-    { selector: 'img', format: 'skip' },
-    { selector: 'table', format: 'block' },
-    { selector: 'tr', format: 'block' },
-    { selector: 'td', format: 'cell' },
-    { selector: 'th', format: 'cell' },
-  ],
-};
-
-// Compiled once: converting with options each time cost twice as much (bench:extract).
-const toText = compile(HTML_OPTIONS as never);
-
-function htmlText(html: string): string {
-  try {
-    return toText(html);
-  } catch {
-    return html.replace(/<[^>]*>/g, ' ');
-  }
-}
-
-/** Full-width digits and letters to ASCII, every space alike, invisible characters and links out (their digits are not codes). */
-function normalise(text: string): string {
-  return (
-    text
-      .normalize('NFC')
-      // Full-width digits and Latin letters (common in Japanese and Chinese mail) as ASCII; full-width
-      // punctuation stays, so that `，` after a code is not read as a decimal comma.
-      .replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
-      .replace(/https?:\/\/\S+|www\.\S+|(?<!\S)[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
-      .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
-      .replace(/[^\S\n]+/g, ' ')
-  );
 }

@@ -3,12 +3,11 @@
 // hub looks up the messages of inboxes somebody here is subscribed to, once per batch of notifications, and
 // writes one event to each of their subscribers. Nothing here is needed by another process: a subscriber that
 // reconnects elsewhere names the last event it saw and is replayed from the database.
-import type { Pool } from '../../platform/db/index.ts';
-import type { Listener } from '../../platform/db/listen.ts';
+import type { Listener, Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import { sseSubscribers } from '../metrics.ts';
-import { MESSAGE_CHANNEL, messageEvents, messageEventsAfter, type LiveInbox, type MessageEvent } from '../store.ts';
-import { Subscriber, type ReadEvents, type Stream } from './subscriber.ts';
+import { MESSAGE_CHANNEL, messageEvents, messageEventsAfter, type LiveInbox, type MessageEvent } from '../store/index.ts';
+import { resumeAfter, Subscriber, type ReadEvents, type Stream } from './subscriber.ts';
 
 export interface HubOptions {
   pool: Pool;
@@ -19,8 +18,11 @@ export interface HubOptions {
 }
 
 export interface Hub {
-  /** Starts a stream on `stream` (headers already sent): `connected`, what was missed after `lastEventId`, then live events. */
-  subscribe(inbox: LiveInbox, stream: Stream, lastEventId: string | undefined): void;
+  /**
+   * Starts a stream on `stream` (headers already sent): `connected`, what was missed after the message the
+   * client's Last-Event-ID header names (as sent; a value that is not a message id is ignored), then live events.
+   */
+  subscribe(inbox: LiveInbox, stream: Stream, lastEventId: string | string[] | undefined): void;
   /** Subscribers now open in this process. */
   readonly size: number;
   /** Ends every stream (they reconnect elsewhere) and stops. */
@@ -36,7 +38,8 @@ export function createHub(options: HubOptions): Hub {
   const { pool, listener, log } = options;
   const byInbox = new Map<string, Set<Subscriber>>();
   let pending: string[] = [];
-  let flushing: Promise<void> | undefined;
+  // While a flush runs, notifications that arrive join its next round rather than start another.
+  let flushing = false;
   // When the listen connection last delivered (or connected): what a reconnection must look back to.
   let heardAt = Date.now();
   let connectedOnce = false;
@@ -47,7 +50,10 @@ export function createHub(options: HubOptions): Hub {
       const space = pair.indexOf(' ');
       if (byInbox.has(pair.slice(0, space))) pending.push(pair.slice(space + 1)); // else nobody here listens
     }
-    if (pending.length > 0) flushing ??= Promise.resolve().then(flush);
+    if (pending.length > 0 && !flushing) {
+      flushing = true;
+      void Promise.resolve().then(flush);
+    }
   });
 
   listener.onConnect(() => {
@@ -67,7 +73,7 @@ export function createHub(options: HubOptions): Hub {
         log.error({ err }, 'could not read messages for live subscribers');
       }
     }
-    flushing = undefined;
+    flushing = false;
   }
 
   async function catchUp(since: Date): Promise<void> {
@@ -101,13 +107,17 @@ export function createHub(options: HubOptions): Hub {
     subscribe(inbox, stream, lastEventId) {
       const subscriber = new Subscriber(inbox, stream, read, () => remove(subscriber));
       let set = byInbox.get(inbox.id);
-      if (!set) byInbox.set(inbox.id, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        byInbox.set(inbox.id, set);
+      }
       // Listening before the replay is read: a message stored meanwhile comes one way or the other, and the
       // subscriber sends each id once, in order.
       set.add(subscriber);
       sseSubscribers.inc();
       subscriber.connected();
-      if (lastEventId !== undefined) subscriber.behind({ id: lastEventId, inclusive: false });
+      const from = resumeAfter(lastEventId);
+      if (from) subscriber.behind(from);
     },
     get size() {
       let n = 0;

@@ -1,1 +1,1 @@
-export { createHub, type Hub, type HubOptions } from './hub.ts';
+export { createHub, type Hub } from './hub.ts';

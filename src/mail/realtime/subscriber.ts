@@ -3,7 +3,8 @@
 // drains they are read again from the database, a page at a time, in order. Replaying after Last-Event-ID is
 // the same catch-up. A client that has not read anything for a minute is let go (it may reconnect and resume).
 import type { ServerResponse } from 'node:http';
-import type { LiveInbox, MessageEvent } from '../store.ts';
+import { isUuid } from '../../platform/http/index.ts';
+import type { LiveInbox, MessageEvent } from '../store/index.ts';
 
 export type Stream = Pick<ServerResponse, 'write' | 'end' | 'once' | 'on'>;
 
@@ -11,6 +12,12 @@ export type Stream = Pick<ServerResponse, 'write' | 'end' | 'once' | 'on'>;
 export interface Cursor {
   id: string;
   inclusive: boolean;
+}
+
+/** Where a reconnecting client resumes: after the message its Last-Event-ID names, if it names one (a UUID). */
+export function resumeAfter(lastEventId: string | string[] | undefined): Cursor | undefined {
+  const id = typeof lastEventId === 'string' ? lastEventId.trim() : '';
+  return isUuid(id) ? { id: id.toLowerCase(), inclusive: false } : undefined;
 }
 
 /** Reads up to `limit` messages of the inbox from the cursor, oldest first. */
@@ -50,8 +57,8 @@ export class Subscriber {
   /** A message stored for the inbox: sent now, or noted while the client is behind. */
   message(event: MessageEvent): void {
     if (this.sent.has(event.id)) return;
-    if (this.blockedSince !== undefined || this.catching) return this.behind({ id: event.id, inclusive: true });
-    this.send(event);
+    if (this.blockedSince !== undefined || this.catching) this.behind({ id: event.id, inclusive: true });
+    else this.send(event);
   }
 
   /** Reads on from `from` before anything newer goes out (Last-Event-ID, or events missed while blocked). */
@@ -62,7 +69,10 @@ export class Subscriber {
 
   ping(now: Date): void {
     // An inbox that expired while watched is gone: its stream ends with it.
-    if (this.inbox.expiresAt && this.inbox.expiresAt <= now) return this.end();
+    if (this.inbox.expiresAt && this.inbox.expiresAt <= now) {
+      this.end();
+      return;
+    }
     if (this.blockedSince !== undefined) {
       if (now.getTime() - this.blockedSince > STALL_MS) this.end();
       return; // a full socket needs no keep-alive

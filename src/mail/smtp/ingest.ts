@@ -8,7 +8,7 @@ import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { extract } from '../extract/index.ts';
 import { messagesStored } from '../metrics.ts';
-import { insertMessages, type NewMessage } from '../store.ts';
+import { insertMessages, type NewMessage } from '../store/index.ts';
 import { enqueueMessageWebhooks } from '../webhooks.ts';
 import { parseMessage } from './parse.ts';
 

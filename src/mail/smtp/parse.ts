@@ -2,7 +2,7 @@
 // cannot be parsed is left empty and named in `parseError`, and the raw bytes are stored regardless.
 import libmime from 'libmime';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { NewMessage } from '../store.ts';
+import type { NewMessage } from '../store/index.ts';
 
 /** The fields of a stored message that come from its bytes. */
 export type ParsedMessage = Pick<

@@ -3,7 +3,7 @@
 // until the inbox expires, which is checked on every use. Misses always ask the database, so a new inbox or
 // domain is reachable at once, from any process.
 import type { Pool } from '../../platform/db/index.ts';
-import { recipient, type Recipient } from '../store.ts';
+import { recipient, type Recipient } from '../store/index.ts';
 
 const REMEMBER_MS = 30_000;
 const MAX_REMEMBERED = 10_000;

@@ -81,7 +81,10 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
           if (found.kind === 'foreign') return callback(reply(550, '5.7.1 Relaying denied: not a domain of this server'));
           if (found.kind === 'unknown') return callback(reply(550, '5.1.1 No such inbox here (unknown or expired)'));
           let inboxes = accepted.get(session);
-          if (!inboxes) accepted.set(session, (inboxes = new Map()));
+          if (!inboxes) {
+            inboxes = new Map();
+            accepted.set(session, inboxes);
+          }
           inboxes.set(found.inboxId, { address: lower, inboxId: found.inboxId, webhook: found.webhook });
           callback();
         },

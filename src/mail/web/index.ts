@@ -1,2 +1,2 @@
-export { webRoutes, type WebOptions } from './routes.ts';
-export { assetsBuilt, WEB_ASSETS_DIR } from './assets.ts';
+export { webRoutes } from './routes.ts';
+export { WEB_ASSETS_DIR } from './assets.ts';

@@ -4,8 +4,8 @@ import { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
 import { createPool, type Pool } from './pool.ts';
 import { checkServerVersion } from './version.ts';
 
-export { createPool, withTransaction, type Pool, type PoolClient, type Queryable } from './pool.ts';
-export { migrate, MIGRATIONS_DIR } from './migrate.ts';
+export { createPool, withTransaction, type Pool, type Queryable } from './pool.ts';
+export { migrate, MIGRATIONS_DIR, withSchemaLock } from './migrate.ts';
 export { acquireEmbedded, type EmbeddedServer } from './embedded.ts';
 export { createListener, type Listener } from './listen.ts';
 export { checkServerVersion, MIN_POSTGRES_MAJOR, UnsupportedServerError } from './version.ts';

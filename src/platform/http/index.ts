@@ -1,10 +1,10 @@
-export { createApp, type AppOptions } from './app.ts';
+export { createApp } from './app.ts';
 export type { App, RoutePlugin } from './types.ts';
-export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.ts';
-export { buildMetricsApp, type MetricsAppOptions } from './metrics-listener.ts';
-export { invalid, sendProblem, validationProblem } from './errors.ts';
-export { Problem, problemBody, PROBLEM_CODES, PROBLEM_CONTENT_TYPE, type ProblemCode, type ValidationIssue } from './problem.ts';
+export type { HttpLimits } from './limits.ts';
+export { buildMetricsApp } from './metrics-listener.ts';
+export { invalid } from './errors.ts';
+export { Problem, PROBLEM_CODES, type ValidationIssue } from './problem.ts';
 export { problemResponses } from './responses.ts';
 export { isUuid } from './ids.ts';
-export { dueForTouch, hashToken, presentedCredentials, sameHash, TOUCH_EVERY_MS, unauthorized, type Presented } from './auth.ts';
-export { PAGE_CSP, SECURITY_HEADERS } from './headers.ts';
+export { dueForTouch, hashToken, presentedCredentials, sameHash, unauthorized } from './auth.ts';
+export { SECURITY_HEADERS } from './headers.ts';

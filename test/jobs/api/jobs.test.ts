@@ -1,6 +1,7 @@
 // The job resource over HTTP: creation (rows and queue entries), reads, keyset listing, results, soft-cancel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIAL_ENTRIES, taskQueue } from '../../../src/jobs/index.ts';
+import { INITIAL_ENTRIES } from '../../../src/jobs/index.ts';
+import { queueEntries } from '../../../src/jobs/queues.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { problemOf } from '../../helpers/http.ts';
 import { client, startJobsApi, tokenFor, type JobsApi } from '../../helpers/jobs.ts';
@@ -34,13 +35,8 @@ async function create(domains: string[], jobTypes: string[]): Promise<Job> {
   return (await res.json()) as Job;
 }
 
-async function queueEntries(source: string, jobId: string): Promise<{ from: number; to: number; group_id: string }[]> {
-  const { rows } = await db.pool.query(
-    `SELECT (data->>'from')::int AS "from", (data->>'to')::int AS "to", group_id FROM pgboss.job WHERE name = $1 AND data->>'jobId' = $2 ORDER BY 1`,
-    [taskQueue(source as never), jobId],
-  );
-  return rows;
-}
+/** The job's entries in a source's queue, as the queue shows them (src/jobs/queues.ts), by their first position. */
+const entriesOf = (source: string, jobId: string) => queueEntries(api.queue, source, jobId);
 
 describe('POST /v1/jobs', () => {
   it('answers 201 with Location and the job, and writes one task row per (domain, source) and their queue entries', async () => {
@@ -70,15 +66,15 @@ describe('POST /v1/jobs', () => {
 
     // The first entries cut the positions into contiguous ranges on batch boundaries (Moz: 10 a call).
     const tenant = (await db.pool.query('SELECT tenant_id FROM jobs WHERE id = $1', [job.job_id])).rows[0].tenant_id;
-    const moz = await queueEntries('moz', job.job_id);
+    const moz = await entriesOf('moz', job.job_id);
     expect(moz.map((e) => [e.from, e.to])).toEqual([
       [0, 10],
       [10, 20],
       [20, 25],
     ]);
-    const ping = await queueEntries('ping', job.job_id);
+    const ping = await entriesOf('ping', job.job_id);
     expect(ping).toHaveLength(INITIAL_ENTRIES);
-    expect(ping.every((e, i) => e.from === (ping[i - 1]?.to ?? 0) && e.group_id === tenant)).toBe(true);
+    expect(ping.every((e, i) => e.from === (ping[i - 1]?.to ?? 0) && e.tenantId === tenant)).toBe(true);
     expect(ping.at(-1)!.to).toBe(25);
   });
 
@@ -92,7 +88,7 @@ describe('POST /v1/jobs', () => {
     const count = await db.pool.query('SELECT count(*)::int AS n FROM tasks WHERE job_id = $1', [job.job_id]);
     expect(count.rows[0].n).toBe(6000);
     for (const source of sources) {
-      const entries = await queueEntries(source, job.job_id);
+      const entries = await entriesOf(source, job.job_id);
       expect(entries).toHaveLength(INITIAL_ENTRIES);
       expect(entries.at(-1)!.to).toBe(1000);
     }

@@ -11,7 +11,7 @@ let call: ReturnType<typeof client>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startJobsApi(db, { maxDomains: 5 });
+  api = await startJobsApi(db, { env: { JOBS_MAX_DOMAINS: '5' } });
   call = client(api.url, await tokenFor(db, 'acme'));
 });
 afterAll(async () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
       RETURN NEW;
     END $$;
     CREATE TRIGGER refuse_poison BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_poison();`);
-  api = await startJobsApi(db, { allowPrivateNetwork: true });
+  api = await startJobsApi(db, { env: { ALLOW_PRIVATE_NETWORK: 'true' } });
   sites = await startSites();
   receiver = await startReceiver(() => 200);
   worker = await startWorker(
@@ -51,7 +51,7 @@ describe('the dead-letter path', () => {
     await expect
       .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 45_000, interval: 250 })
       .toBe('completed');
-    const { results } = (await (await call(`/v1/jobs/${id}/results`)).json()) as { results: Record<string, any>[] };
+    const { results } = (await (await call(`/v1/jobs/${id}/results`)).json()) as { results: { domain: string; status: string }[] };
     const poison = results.find((r) => r.domain === 'poison.example')!;
     expect(poison).toMatchObject({ status: 'error', error: { code: 'internal_error' }, reachable: null });
     expect(
@@ -62,8 +62,13 @@ describe('the dead-letter path', () => {
     ).toEqual(['also-fine.example', 'fine.example']);
     // Tried 1 + 3 times before the dead letter.
     expect(sites.requests.filter((r) => r.host === 'poison.example')).toHaveLength(4);
+    // Ended once: one callback was enqueued (in the transaction that ended the job), and it arrived once.
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM deliveries WHERE subject = $1', [id]);
+    expect(rows[0].n).toBe(1);
     await receiver.waitFor('/cb', 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await expect
+      .poll(async () => (await db.pool.query('SELECT state FROM deliveries WHERE subject = $1', [id])).rows[0].state)
+      .toBe('delivered');
     expect(receiver.forPath('/cb')).toHaveLength(1);
   });
 });

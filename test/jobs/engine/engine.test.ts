@@ -20,7 +20,7 @@ const hosts = Object.fromEntries(names.map((n) => [n, '127.0.0.1']));
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startJobsApi(db, { allowPrivateNetwork: true });
+  api = await startJobsApi(db, { env: { ALLOW_PRIVATE_NETWORK: 'true' } });
   call = client(api.url, await tokenFor(db, 'acme'));
   receiver = await startReceiver(() => 200);
   sites = await startSites({
@@ -49,6 +49,16 @@ interface Job {
   webhook_secret?: string;
 }
 
+/** A row of /results, with the fields these tests read. */
+interface ResultRow {
+  domain: string;
+  status: string;
+  error: { code: string } | null;
+  response_ms: number | null;
+  linkpop?: number | null;
+  raw: { addresses: string[]; error?: string; attempts: { error?: string; chain?: { url: string; status: number }[] }[] };
+}
+
 async function waitForStatus(id: string, wanted: string[], timeoutMs = 20_000): Promise<Job> {
   let job: Job | undefined;
   await expect
@@ -74,16 +84,16 @@ describe('a job over 20 domains × ping', () => {
     expect(job.progress).toEqual({ total: 20, succeeded: 20, failed: 0, pending: 0 });
     expect(Date.parse(job.finished_at!)).toBeGreaterThanOrEqual(Date.parse(job.started_at!));
 
-    const { results } = (await (await call(`/v1/jobs/${created.job_id}/results`)).json()) as { results: Record<string, any>[] };
+    const { results } = (await (await call(`/v1/jobs/${created.job_id}/results`)).json()) as { results: ResultRow[] };
     expect(results.map((r) => r.domain)).toEqual(domains);
     const row = (d: string) => results.find((r) => r.domain === d)!;
     expect(row('site0.example')).toMatchObject({ source: 'ping', status: 'ok', error: null, reachable: true, status_code: 200 });
     expect(row('site0.example').response_ms).toBeGreaterThanOrEqual(0);
     // https:// failed to connect first, then http:// answered.
-    expect(row('site0.example').raw.attempts.map((a: { error?: string }) => a.error ?? 'ok')).toEqual(['connect', 'ok']);
+    expect(row('site0.example').raw.attempts.map((a) => a.error ?? 'ok')).toEqual(['connect', 'ok']);
     expect(row('site0.example').raw.addresses).toEqual(['127.0.0.1']);
     expect(row('site3.example')).toMatchObject({ reachable: true, status_code: 200 });
-    expect(row('site3.example').raw.attempts[1].chain).toEqual([{ url: `http://site3.example:${sites.port}/`, status: 301 }]);
+    expect(row('site3.example').raw.attempts[1]!.chain).toEqual([{ url: `http://site3.example:${sites.port}/`, status: 301 }]);
     expect(row('site5.example')).toMatchObject({ reachable: true, status_code: 503 });
     expect(row('site7.example')).toMatchObject({ reachable: true, status_code: 404 });
     for (const gone of ['gone1.example', 'gone2.example']) {
@@ -102,7 +112,14 @@ describe('a job over 20 domains × ping', () => {
     const expected = `sha256=${createHmac('sha256', created.webhook_secret!).update(callback!.body).digest('hex')}`;
     expect(callback!.headers['x-metrics-signature']).toBe(expected);
     expect(callback!.headers['x-metrics-attempt']).toBe('1');
-    await new Promise((r) => setTimeout(r, 500));
+    // One callback: the job ended once and enqueued one delivery, delivered at its first attempt.
+    const delivery = async () =>
+      (await db.pool.query('SELECT state, attempts FROM deliveries WHERE subject = $1', [created.job_id])).rows as {
+        state: string;
+        attempts: number;
+      }[];
+    await expect.poll(async () => (await delivery())[0]?.state).toBe('delivered');
+    expect(await delivery()).toEqual([{ state: 'delivered', attempts: 1 }]);
     expect(receiver.forPath('/done')).toHaveLength(1);
   });
 
@@ -115,8 +132,8 @@ describe('a job over 20 domains × ping', () => {
     const job = await waitForStatus(created.job_id, ['completed', 'failed']);
     expect(job.status).toBe('failed');
     expect(job.progress).toEqual({ total: 2, succeeded: 0, failed: 2, pending: 0 });
-    const { results } = (await (await call(`/v1/jobs/${created.job_id}/results`)).json()) as { results: Record<string, any>[] };
-    expect(results.every((r) => r.status === 'error' && r.error.code === 'source_not_configured' && r.linkpop === null)).toBe(true);
+    const { results } = (await (await call(`/v1/jobs/${created.job_id}/results`)).json()) as { results: ResultRow[] };
+    expect(results.every((r) => r.status === 'error' && r.error?.code === 'source_not_configured' && r.linkpop === null)).toBe(true);
     const [callback] = await receiver.waitFor('/failed', 1);
     expect(JSON.parse(callback!.body.toString()).status).toBe('failed');
   });

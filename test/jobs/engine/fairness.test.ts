@@ -1,4 +1,6 @@
-// Tenants are served fairly: another tenant's one-domain job does not wait behind a 500-domain job.
+// Tenants are served fairly: another tenant's one-domain job does not wait behind a 500-domain job. Checked by
+// order, not by time: the site records requests as they come, and once B's job exists only a task of A per lane
+// (and one more) may reach it before B's (docs/decisions.md, "Fairness": B waits at most one task for a slot).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCli } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
@@ -27,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('fairness between tenants', () => {
-  it("B's one-domain job finishes within 2 × one task's latency (+ slack) while A's 500 domains are running", async () => {
+  it("B's one-domain job goes ahead of A's queued work, and finishes while A's 500 domains are running", async () => {
     const a = client(api.url, await tokenFor(db, 'tenant-a'));
     const b = client(api.url, await tokenFor(db, 'tenant-b'));
     const jobA = (
@@ -38,30 +40,26 @@ describe('fairness between tenants', () => {
     // A holds every slot before B arrives.
     await expect.poll(() => sites.requests.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(CONCURRENCY);
 
+    // What reaches the site from here on was on its way already, or was started after this point.
+    const mark = sites.requests.length;
     const created = (await (await b('/v1/jobs', { body: { domains: ['b-site.example'], job_types: ['ping'] } })).json()) as {
       job_id: string;
-      created_at: string;
     };
-    let finishedAt = '';
     await expect
-      .poll(
-        async () => {
-          const job = (await (await b(`/v1/jobs/${created.job_id}`)).json()) as { status: string; finished_at: string };
-          finishedAt = job.finished_at;
-          return job.status;
-        },
-        { timeout: 15_000, interval: 50 },
-      )
+      .poll(async () => ((await (await b(`/v1/jobs/${created.job_id}`)).json()) as { status: string }).status, { timeout: 15_000 })
       .toBe('completed');
-    const took = Date.parse(finishedAt) - Date.parse(created.created_at);
-    const slack = 500;
-    console.log(`fairness: B finished ${took} ms after creation (one task ${LATENCY_MS} ms; bound ${2 * LATENCY_MS + slack} ms)`);
-    expect(took).toBeLessThanOrEqual(2 * LATENCY_MS + slack);
 
-    const progressA = (await (await a(`/v1/jobs/${jobA}`)).json()) as { status: string; progress: { pending: number } };
+    // Each lane may still deliver the task of A it had started (or started while B's job was being created),
+    // and the lane B does not take may start one more while B's task makes its first (https) attempt: three at
+    // most. Without the first pass for tenants with nothing running, B's entry waits behind A's six queued ones.
+    const after = sites.requests.slice(mark).map((r) => r.host);
+    const aheadOfB = after.indexOf('b-site.example');
+    expect(aheadOfB, `requests from the mark on: ${after.join(' ')}`).toBeGreaterThanOrEqual(0);
+    expect(aheadOfB, `requests from the mark on: ${after.join(' ')}`).toBeLessThanOrEqual(CONCURRENCY + 1);
+
+    // B is done while A (500 tasks of one site latency each, on two lanes) is not.
+    const progressA = (await (await a(`/v1/jobs/${jobA}`)).json()) as { status: string };
     expect(progressA.status).toBe('running');
-    // A alone needs 500 × 500 ms / 2 slots = 125 s; most of it is still ahead.
-    expect(progressA.progress.pending).toBeGreaterThan(400);
     expect((await a(`/v1/jobs/${jobA}`, { method: 'DELETE' })).status).toBe(200);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAhrefsFake } from '../../../src/dev/fakes/ahrefs.ts';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
 import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
-import { ahrefsBacklinksSource, ahrefsTrafficSource } from '../../../src/jobs/sources/ahrefs.ts';
+import { ahrefsBacklinksAdapter, ahrefsTrafficAdapter } from '../../../src/jobs/sources/ahrefs.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 
 let fake: Fake;
@@ -14,9 +14,9 @@ const ctx = { signal: new AbortController().signal, permit: async () => undefine
 /** `null` for no key at all. */
 const settings = (apiKey: string | null = KEY) => ({ apiKey: apiKey ?? undefined, baseUrl: `${fake.url}/v3` });
 const backlinks = async (d: string, apiKey?: string | null): Promise<Outcome> =>
-  (await ahrefsBacklinksSource(settings(apiKey), http).fetch([d], ctx))[0]!;
+  (await ahrefsBacklinksAdapter(settings(apiKey), http).fetch([d], ctx))[0]!;
 const traffic = async (d: string, apiKey?: string | null): Promise<Outcome> =>
-  (await ahrefsTrafficSource(settings(apiKey), http).fetch([d], ctx))[0]!;
+  (await ahrefsTrafficAdapter(settings(apiKey), http).fetch([d], ctx))[0]!;
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {

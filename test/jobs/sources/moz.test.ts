@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMozFake } from '../../../src/dev/fakes/moz.ts';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
 import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
-import { mozSource } from '../../../src/jobs/sources/moz.ts';
+import { mozAdapter } from '../../../src/jobs/sources/moz.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 
 let fake: Fake;
@@ -11,7 +11,7 @@ let fake: Fake;
 const http = createOutbound({ policy: allowEverything });
 const TOKEN = 'moz-token-xyz';
 const ctx = { signal: new AbortController().signal, permit: async () => undefined };
-type Settings = Parameters<typeof mozSource>[0];
+type Settings = Parameters<typeof mozAdapter>[0];
 const settings = (over: Partial<Settings> = {}): Settings => ({
   token: TOKEN,
   accessId: undefined,
@@ -20,7 +20,7 @@ const settings = (over: Partial<Settings> = {}): Settings => ({
   ...over,
 });
 const fetchAll = (domains: string[], over: Partial<Settings> = {}): Promise<Outcome[]> =>
-  mozSource(settings(over), http).fetch(domains, ctx);
+  mozAdapter(settings(over), http).fetch(domains, ctx);
 
 beforeAll(async () => {
   fake = await startMozFake({ token: TOKEN, accessId: 'mozscape-abc', secretKey: 's3cret' });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSeokicksFake } from '../../../src/dev/fakes/seokicks.ts';
 import type { Fake } from '../../../src/dev/fakes/server.ts';
 import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
-import { seokicksSource } from '../../../src/jobs/sources/seokicks.ts';
+import { seokicksAdapter } from '../../../src/jobs/sources/seokicks.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
 
 let fake: Fake;
@@ -11,7 +11,7 @@ let fake: Fake;
 const http = createOutbound({ policy: allowEverything });
 const KEY = 'sk-test-123';
 const fetchOne = async (domain: string, settings = { apiKey: KEY as string | undefined, baseUrl: fake.url }): Promise<Outcome> =>
-  (await seokicksSource(settings, http).fetch([domain], { signal: new AbortController().signal, permit: async () => undefined }))[0]!;
+  (await seokicksAdapter(settings, http).fetch([domain], { signal: new AbortController().signal, permit: async () => undefined }))[0]!;
 
 beforeAll(async () => {
   fake = await startSeokicksFake({ apiKey: KEY });

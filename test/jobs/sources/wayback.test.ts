@@ -4,7 +4,7 @@ import type { Fake } from '../../../src/dev/fakes/server.ts';
 import { allowEverything, createOutbound } from '../../../src/platform/net/index.ts';
 import { captureTimestamp, startWaybackFake } from '../../../src/dev/fakes/wayback.ts';
 import type { Outcome } from '../../../src/jobs/sources/source.ts';
-import { waybackSource } from '../../../src/jobs/sources/wayback.ts';
+import { waybackAdapter } from '../../../src/jobs/sources/wayback.ts';
 
 let fake: Fake;
 // The provider client, as roles.ts builds it.
@@ -16,7 +16,7 @@ const ctx = {
     permits++;
   },
 };
-const fetchOne = async (d: string, baseUrl = fake.url): Promise<Outcome> => (await waybackSource({ baseUrl }, http).fetch([d], ctx))[0]!;
+const fetchOne = async (d: string, baseUrl = fake.url): Promise<Outcome> => (await waybackAdapter({ baseUrl }, http).fetch([d], ctx))[0]!;
 const iso = (stamp: string) =>
   `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(8, 10)}:${stamp.slice(10, 12)}:${stamp.slice(12, 14)}.000Z`;
 

@@ -125,17 +125,27 @@ describe('refused JWTs', () => {
   });
 });
 
+/** Asserts an expiry `days` after some moment between `before` and `after` (the database's clock is this machine's). */
+function expectExpiry(expiresAt: string, days: number, before: number, after: number): void {
+  const from = Date.parse(expiresAt) - days * 86_400_000;
+  // A millisecond either way: the database keeps microseconds, the API shows milliseconds.
+  expect(from).toBeGreaterThanOrEqual(before - 1);
+  expect(from).toBeLessThanOrEqual(after + 1);
+}
+
 describe('API keys', () => {
   it('POST returns the plaintext once, tm_<key_prefix>_<48 hex>; only its SHA-256 is stored', async () => {
-    const res = await createKey(bearer(await tokenOf('maker', 3)), { label: 'ci runner', expires_in_days: 30 });
+    const token = await tokenOf('maker', 3);
+    const before = Date.now();
+    const res = await createKey(bearer(token), { label: 'ci runner', expires_in_days: 30 });
+    const after = Date.now();
     expect(res.status).toBe(201);
     const key = (await res.json()) as CreatedKey;
     expect(Object.keys(key).sort()).toEqual(['expires_at', 'id', 'key_prefix', 'label', 'plaintext']);
     expect(key.plaintext).toMatch(/^tm_[a-z0-9]{8}_[0-9a-f]{48}$/);
     expect(key.plaintext.split('_')[1]).toBe(key.key_prefix);
     expect(key.label).toBe('ci runner');
-    expect(Date.parse(key.expires_at) - Date.now()).toBeGreaterThan(30 * 86_400_000 - 60_000);
-    expect(Date.parse(key.expires_at) - Date.now()).toBeLessThan(30 * 86_400_000 + 60_000);
+    expectExpiry(key.expires_at, 30, before, after);
 
     const { rows } = await t.db.pool.query('SELECT * FROM mail_api_keys WHERE id = $1', [key.id]);
     expect(rows).toHaveLength(1);
@@ -150,6 +160,7 @@ describe('API keys', () => {
 
   it('defaults: no body at all is 90 days without a label; keys are distinct', async () => {
     const token = await tokenOf('defaults', 3);
+    const before = Date.now();
     const made: CreatedKey[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await t.mail.call('/api/v1/api-keys', { method: 'POST', headers: bearer(token) });
@@ -157,7 +168,7 @@ describe('API keys', () => {
       made.push((await res.json()) as CreatedKey);
     }
     expect(made[0]!.label).toBeNull();
-    expect(Math.round((Date.parse(made[0]!.expires_at) - Date.now()) / 86_400_000)).toBe(90);
+    expectExpiry(made[0]!.expires_at, 90, before, Date.now());
     expect(new Set(made.map((k) => k.plaintext)).size).toBe(5);
     expect(new Set(made.map((k) => k.key_prefix)).size).toBe(5);
   });
@@ -179,10 +190,13 @@ describe('API keys', () => {
 
   it('expires_in_days 1 and 365 are accepted', async () => {
     for (const days of [1, 365]) {
-      const res = await createKey(bearer(await tokenOf('bounds', 3)), { expires_in_days: days });
+      const token = await tokenOf('bounds', 3);
+      const before = Date.now();
+      const res = await createKey(bearer(token), { expires_in_days: days });
+      const after = Date.now();
       expect(res.status).toBe(201);
       const key = (await res.json()) as CreatedKey;
-      expect(Math.round((Date.parse(key.expires_at) - Date.now()) / 86_400_000)).toBe(days);
+      expectExpiry(key.expires_at, days, before, after);
     }
   });
 

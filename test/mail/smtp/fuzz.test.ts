@@ -94,7 +94,7 @@ describe('over-long lines and odd bytes', () => {
     expect(c.received()).toMatch(/\r\n421 /);
     // Without a line end at all: 1 MiB written, refused as soon as the limit is passed.
     const d = await greeted();
-    d.write('MAIL FROM:<' + 'x'.repeat(1024 * 1024));
+    d.write(`MAIL FROM:<${'x'.repeat(1024 * 1024)}`);
     await d.closed;
     expect(d.received()).toMatch(/\r\n421 /);
     await expectStillReceives();

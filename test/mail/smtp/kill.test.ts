@@ -2,7 +2,6 @@
 // The receiver runs as its own process (`domainkit smtp`); the sender is our raw-socket client, which logs the
 // final reply to every DATA. After the kill, the sender's log is compared with the `messages` table.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, type RunningCli } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
@@ -62,15 +61,16 @@ function message(token: string, to: string[], i: number): Buffer {
 
 /** Waits until no query of another client runs in this database: the killed process's last statements are over. */
 async function settled(): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const { rows } = await db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-       WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'`,
-    );
-    if (rows[0]!.n === 0) return;
-    await sleep(50);
-  }
-  throw new Error('queries still running in the test database 10 s after the kill');
+  const running = async () =>
+    (
+      await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'`,
+      )
+    ).rows[0]!.n;
+  await expect
+    .poll(running, { timeout: 10_000, interval: 50, message: 'queries still running in the test database after the kill' })
+    .toBe(0);
 }
 
 describe('SMTP receiver SIGKILLed under load', () => {
@@ -139,7 +139,7 @@ describe('SMTP receiver SIGKILLed under load', () => {
     for (const row of rows) {
       const token = /^<(.+)@sender\.test>$/.exec(row.messageId ?? '')?.[1] ?? '';
       const sent = byToken.get(token);
-      if (!sent || !sent.to.includes(row.address)) {
+      if (!sent?.to.includes(row.address)) {
         strays.push(`${row.messageId} in ${row.address}`);
         continue;
       }

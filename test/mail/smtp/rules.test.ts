@@ -59,7 +59,7 @@ describe('SMTP rules', () => {
     expect(announced.code).toBe(552);
     expect((await s.command('MAIL FROM:<a@example.org>')).code).toBe(250);
     expect((await s.command(`RCPT TO:<${address}>`)).code).toBe(250);
-    const big = await s.data(message(address, 'x'.repeat(76) + '\r\n'.repeat(1) + ('y'.repeat(76) + '\r\n').repeat(LIMIT / 70)));
+    const big = await s.data(message(address, 'x'.repeat(76) + '\r\n'.repeat(1) + `${'y'.repeat(76)}\r\n`.repeat(LIMIT / 70)));
     expect(big.code).toBe(552);
     // The session goes on: a message within the limit is taken.
     expect((await s.command('MAIL FROM:<a@example.org>')).code).toBe(250);

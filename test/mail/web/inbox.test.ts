@@ -37,7 +37,7 @@ const messagesOf = async (a: string) =>
   (await (await t.mail.call(`/api/v1/inboxes/${encodeURIComponent(a)}/messages`)).json()) as { id: string; is_read: boolean }[];
 
 describe('the web inbox in a browser', () => {
-  it('opens on a fresh address, empty and live, painted within 500 ms', async () => {
+  it('opens on a fresh address, empty and live, its first paint waiting on nothing but its own stylesheet', async () => {
     await page.goto(`${t.mail.url}/`);
     await page.getByTestId('empty').waitFor();
     await expect.poll(() => page.getByTestId('live').textContent()).toBe('live');
@@ -50,7 +50,14 @@ describe('the web inbox in a browser', () => {
     const first = paint.find((p) => p.name === 'first-paint') ?? paint[0];
     console.log(`web inbox paint: ${JSON.stringify(paint)}`);
     expect(first).toBeDefined();
-    expect(first!.at).toBeLessThan(500);
+    // What keeps the first paint quick (about 90 ms here; the time is only logged, since a busy machine decides
+    // it): the only thing it waits for is the page's one stylesheet. The document's own "Loading" line shows
+    // without the module script, which runs after it and calls the API; serving.test.ts bounds the bundle.
+    const resources = await page.evaluate<{ name: string; blocking: string }[]>(
+      "performance.getEntriesByType('resource').map((e) => ({ name: e.name, blocking: e.renderBlockingStatus }))",
+    );
+    const blocking = resources.filter((r) => r.blocking === 'blocking').map((r) => new URL(r.name).pathname);
+    expect(blocking).toEqual([expect.stringMatching(/^\/assets\/[^/]+\.css$/)]);
     await shot(page, 'empty-inbox');
   });
 

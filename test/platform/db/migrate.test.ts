@@ -40,7 +40,15 @@ it('waits for a migration another process holds the lock for', async () => {
     finished = true;
     return r;
   });
-  await new Promise((r) => setTimeout(r, 300));
+  // The migration's session is seen waiting on that lock in PostgreSQL, and so it has not finished.
+  const waiting = async () =>
+    (
+      await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%pg_advisory_lock%'`,
+      )
+    ).rows[0]!.n;
+  await expect.poll(waiting, { timeout: 10_000 }).toBe(1);
   expect(finished).toBe(false);
   await holder.query('SELECT pg_advisory_unlock(7241865325823964)');
   await holder.end();

@@ -47,13 +47,15 @@ describe('HTTP request timeout and connection cap', () => {
     for (const c of held) c.socket.destroy();
     await Promise.all(held.map((c) => c.closed));
     // The server counts a socket gone once its close has been handled: a few tries at most.
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      status = await fetch(`${t.mail.url}/healthz`)
-        .then(async (r) => (await r.arrayBuffer(), r.status))
-        .catch(() => 0);
-    }
-    expect(status).toBe(200);
+    const health = () =>
+      fetch(`${t.mail.url}/healthz`).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
+        () => 0,
+      );
+    await expect.poll(health, { timeout: 10_000, interval: 20 }).toBe(200);
   }, 30_000);
 
   it('an SSE stream stays open with pings for 5 × the request timeout, and receives mail meanwhile', async () => {

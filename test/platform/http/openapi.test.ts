@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMailApp } from '../../../src/mail/index.ts';
 import { createApp, problemResponses, type App } from '../../../src/platform/http/index.ts';
 import { createLogger } from '../../../src/platform/log.ts';
+import { VERSION } from '../../../src/roles.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { serve } from '../../helpers/http.ts';
 import { startJobsApi } from '../../helpers/jobs.ts';
@@ -35,19 +36,21 @@ async function documentAt(url: string): Promise<Record<string, any>> {
 }
 
 describe('GET /openapi.json', () => {
+  // The jobs API as `domainkit jobs-api` starts it, with the program's version.
   it.each([
-    ['jobs', () => startJobsApi(db, { version: '1.2.3' })],
+    ['jobs', VERSION, () => startJobsApi(db)],
     [
       'mail',
+      '1.2.3',
       async () =>
         serve(await buildMailApp({ pool: db.pool, log, version: '1.2.3', anonTtlSeconds: 3600, databaseUrl: db.url, ssePingSeconds: 15 })),
     ],
-  ])('the %s API serves a valid OpenAPI 3.1 document', async (_name, start) => {
+  ] as const)('the %s API serves a valid OpenAPI 3.1 document', async (_name, version, start) => {
     const served = await start();
     servers.push(served);
     const doc = await documentAt(served.url);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.2.3');
+    expect(doc.info.version).toBe(version);
     const result = await validate(structuredClone(doc) as never);
     expect(result.valid, JSON.stringify(result)).toBe(true);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz']));

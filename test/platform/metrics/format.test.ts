@@ -2,12 +2,10 @@
 // it strictly), and our metric names follow the conventions: domainkit_ prefix, _total counters, units in names.
 // The reader itself is checked first: it must refuse what Prometheus would refuse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobsApp } from '../../../src/jobs/index.ts';
-import { buildMailApp } from '../../../src/mail/index.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/platform/log.ts';
-import { startQueue, stopQueue, type Queue } from '../../../src/platform/queue.ts';
+import { startRoles, type Running } from '../../../src/roles.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { serve, type Served } from '../../helpers/http.ts';
 import { parseExposition } from '../../helpers/prometheus.ts';
 
 const GOOD = `# HELP a_total A counter.
@@ -61,23 +59,19 @@ describe('the exposition reader', () => {
 
 describe('/metrics of a process running both APIs', () => {
   let db: TestDatabase;
-  let queue: Queue;
-  let jobs: Served;
-  let mail: Served;
-  const log = createLogger({ level: 'silent' });
+  let running: Running;
+  let jobs: { url: string };
+  let mail: { url: string };
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    queue = await startQueue(db.url, log, { work: false });
-    jobs = await serve(await buildJobsApp({ pool: db.pool, log, version: 'test', queue, maxDomains: 10, allowPrivateNetwork: false }));
-    mail = await serve(
-      await buildMailApp({ pool: db.pool, log, version: 'test', anonTtlSeconds: 60, databaseUrl: db.url, ssePingSeconds: 15 }),
-    );
+    const config = loadConfig({ DATABASE_URL: db.url, HOST: '127.0.0.1', JOBS_PORT: '0', MAIL_PORT: '0', LOG_LEVEL: 'silent' });
+    running = await startRoles(config, createLogger({ level: 'silent' }), ['jobs-api', 'mail-api']);
+    jobs = { url: running.addresses['jobs-api']! };
+    mail = { url: running.addresses['mail-api']! };
   });
   afterAll(async () => {
-    await jobs?.close();
-    await mail?.close();
-    await stopQueue(queue);
+    await running?.stop();
     await db?.pool.end();
   });
 

@@ -64,10 +64,10 @@ describe('with the public-only policy', () => {
 
   it.each([
     ['loopback literal', () => `${base}/ok`],
-    ['a name resolving to loopback (localhost)', () => base.replace('127.0.0.1', 'localhost') + '/ok'],
-    ['IPv6 loopback', () => base.replace('127.0.0.1', '[::1]') + '/ok'],
-    ['IPv4-mapped loopback', () => base.replace('127.0.0.1', '[::ffff:127.0.0.1]') + '/ok'],
-    ['unspecified', () => base.replace('127.0.0.1', '0.0.0.0') + '/ok'],
+    ['a name resolving to loopback (localhost)', () => `${base.replace('127.0.0.1', 'localhost')}/ok`],
+    ['IPv6 loopback', () => `${base.replace('127.0.0.1', '[::1]')}/ok`],
+    ['IPv4-mapped loopback', () => `${base.replace('127.0.0.1', '[::ffff:127.0.0.1]')}/ok`],
+    ['unspecified', () => `${base.replace('127.0.0.1', '0.0.0.0')}/ok`],
     ['private', () => 'http://10.20.30.40/'],
     ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/'],
     ['CGNAT', () => 'http://100.64.1.1/'],

@@ -54,7 +54,7 @@ describe('normaliseDomain', () => {
   });
 
   it('accepts a name of exactly 253 characters', () => {
-    const name = `${Array(4).fill('a'.repeat(63)).join('.')}`.slice(0, 249) + '.com';
+    const name = `${`${Array(4).fill('a'.repeat(63)).join('.')}`.slice(0, 249)}.com`;
     expect(name).toHaveLength(253);
     expect(normaliseDomain(name)).toEqual({ ok: true, domain: name });
   });

@@ -105,8 +105,11 @@ export function App() {
         </p>
       )}
       {notice && (
-        <p class="banner error" role="alert" onClick={() => setNotice('')}>
-          {notice}
+        <p class="banner error" role="alert">
+          {notice}{' '}
+          <button type="button" class="link" onClick={() => setNotice('')}>
+            Dismiss
+          </button>
         </p>
       )}
       <div class="panes">

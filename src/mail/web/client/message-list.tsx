@@ -16,8 +16,9 @@ export function MessageList(props: {
         <h2>
           Inbox{' '}
           {unread > 0 && (
-            <span class="badge" aria-label={`${unread} unread`}>
+            <span class="badge">
               {unread}
+              <span class="sr-only"> unread</span>
             </span>
           )}
         </h2>
@@ -46,7 +47,12 @@ export function MessageList(props: {
                 data-testid="message-row"
               >
                 <span class="from">
-                  {!m.is_read && <span class="dot" aria-label="unread" />}
+                  {!m.is_read && (
+                    <>
+                      <span class="dot" aria-hidden="true" />
+                      <span class="sr-only">Unread: </span>
+                    </>
+                  )}
                   {m.from_address || '(unknown sender)'}
                 </span>
                 <time>{when(m.received_at)}</time>

@@ -1,0 +1,25 @@
+// What the jobs API is built from: given by the composition root (src/roles.ts), read by every route file.
+import type { Pool } from '../../platform/db/index.ts';
+import type { HttpLimits } from '../../platform/http/index.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { MetricsAccess } from '../../platform/metrics/index.ts';
+import type { Queue } from '../../platform/queue.ts';
+import type { SourceRegistry } from '../sources/index.ts';
+
+export interface JobsAppDeps {
+  pool: Pool;
+  log: Logger;
+  version: string;
+  /** Where job creation writes its tasks' queue entries. */
+  queue: Queue;
+  /** The sources jobs may name in `job_types`, whose typed columns results show. */
+  sources: SourceRegistry;
+  /** JOBS_MAX_DOMAINS. */
+  maxDomains: number;
+  /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
+  allowPrivateNetwork: boolean;
+  /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */
+  httpLimits?: HttpLimits | undefined;
+  /** METRICS_ALLOW: who may read `/metrics`; loopback and private networks when unset. */
+  metricsAccess?: MetricsAccess | undefined;
+}

@@ -1,0 +1,1 @@
+export { buildJobsApp } from './app.ts';

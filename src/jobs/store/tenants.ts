@@ -1,0 +1,12 @@
+// Tenants: who owns keys and jobs. A tenant is named, and made by the CLI with its first key.
+import type { Queryable } from '../../platform/db/index.ts';
+
+/** The tenant's id, creating the tenant when the name is new. */
+export async function ensureTenant(db: Queryable, id: string, name: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH made AS (INSERT INTO tenants (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id)
+     SELECT id FROM made UNION ALL SELECT id FROM tenants WHERE name = $2 LIMIT 1`,
+    [id, name],
+  );
+  return rows[0]!.id;
+}

@@ -1,0 +1,26 @@
+// What the mail API is built from: given by the composition root (roles.ts) or a test, handed to every route.
+import type { Pool } from '../../platform/db/index.ts';
+import type { HttpLimits } from '../../platform/http/index.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { MetricsAccess } from '../../platform/metrics/index.ts';
+import type { JwtSettings } from '../jwt.ts';
+
+export interface MailAppDeps {
+  pool: Pool;
+  log: Logger;
+  version: string;
+  /** MAIL_ANON_TTL_SECONDS: the life of an anonymous inbox. */
+  anonTtlSeconds: number;
+  /** MAIL_JWT_SECRET or MAIL_JWKS_URL: how Bearer JWTs are verified; with neither, every JWT is refused. */
+  jwt?: JwtSettings | undefined;
+  /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
+  allowPrivateNetwork?: boolean | undefined;
+  /** The database's URL: live inboxes hold a LISTEN connection of their own. */
+  databaseUrl: string;
+  /** MAIL_SSE_PING_SECONDS. */
+  ssePingSeconds: number;
+  /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */
+  httpLimits?: HttpLimits | undefined;
+  /** METRICS_ALLOW: who may read `/metrics`; loopback and private networks when unset. */
+  metricsAccess?: MetricsAccess | undefined;
+}

@@ -1,0 +1,2 @@
+export { buildMailApp } from './app.ts';
+export type { MailAppDeps } from './deps.ts';

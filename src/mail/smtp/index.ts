@@ -1,0 +1,1 @@
+export { createSmtpServer, type SmtpOptions } from './server.ts';
