@@ -1,5 +1,20 @@
 // Boots an app on an ephemeral port for black-box tests over a real socket.
-import type { App } from '../../src/platform/http/index.ts';
+import { type App, createApp } from '../../src/platform/http/index.ts';
+import { createLogger } from '../../src/platform/log.ts';
+
+type AppOptions = Parameters<typeof createApp>[0];
+
+/** An app of the platform's factory with placeholder titles (silent log): for tests of what every app does. */
+export function bareApp(options: Pick<AppOptions, 'pool'> & Partial<AppOptions>): Promise<App> {
+  return createApp({
+    title: 't',
+    description: 't',
+    version: '0',
+    log: createLogger({ level: 'silent' }),
+    routes: async () => {},
+    ...options,
+  });
+}
 
 export interface Served {
   app: App;

@@ -1,10 +1,9 @@
 // Credentials never reach a log line: not from request headers, not from objects a handler logs.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/platform/http/index.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { serve, type Served } from '../helpers/http.ts';
+import { bareApp, serve, type Served } from '../helpers/http.ts';
 
 const SECRET = 'dm_jobs_THISISASECRETTOKENVALUE0123456789';
 let lines: string[] = [];
@@ -20,10 +19,7 @@ let served: Served;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const app = await createApp({
-    title: 't',
-    description: 't',
-    version: '0',
+  const app = await bareApp({
     log,
     pool: db.pool,
     routes: async (r) => {

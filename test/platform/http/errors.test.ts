@@ -3,10 +3,10 @@ import { connect } from 'node:net';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../../../src/platform/db/index.ts';
-import { Problem, createApp, invalid, problemResponses, type RoutePlugin } from '../../../src/platform/http/index.ts';
+import { Problem, invalid, problemResponses, type RoutePlugin } from '../../../src/platform/http/index.ts';
 import { createLogger } from '../../../src/platform/log.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { problemOf, serve, type Served } from '../../helpers/http.ts';
+import { bareApp, problemOf, serve, type Served } from '../../helpers/http.ts';
 
 const routes: RoutePlugin = async (app) => {
   app.post(
@@ -48,14 +48,7 @@ let served: Served;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const app = await createApp({
-    title: 't',
-    description: 't',
-    version: '0',
-    log: createLogger({ level: 'silent' }),
-    pool: db.pool,
-    routes,
-  });
+  const app = await bareApp({ pool: db.pool, routes });
   served = await serve(app);
 });
 afterAll(async () => {
@@ -211,14 +204,7 @@ describe('health', () => {
   it('/readyz answers 503 problem+json when the database is unreachable', async () => {
     // A port nothing listens on: the pool cannot connect.
     const pool = createPool('postgres://x:y@127.0.0.1:1/none', createLogger({ level: 'silent' }));
-    const app = await createApp({
-      title: 't',
-      description: 't',
-      version: '0',
-      log: createLogger({ level: 'silent' }),
-      pool,
-      routes: async () => {},
-    });
+    const app = await bareApp({ pool });
     const down = await serve(app);
     try {
       const res = await fetch(`${down.url}/readyz`);

@@ -2,11 +2,10 @@
 // then over real sockets on an app of the platform: loopback in, a forwarded outside client out (403 problem),
 // `none`, `all`, a CIDR list, and the route kept out of the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../src/platform/http/index.ts';
 import { createLogger } from '../../../src/platform/log.ts';
 import { isMetricsClientAllowed, parseMetricsAllow, PRIVATE_NETWORKS, type MetricsAccess } from '../../../src/platform/metrics/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { problemOf, serve, type Served } from '../../helpers/http.ts';
+import { bareApp, problemOf, serve, type Served } from '../../helpers/http.ts';
 
 function rule(text: string): MetricsAccess {
   const parsed = parseMetricsAllow(text);
@@ -109,15 +108,7 @@ describe('/metrics on an app', () => {
       outside: rule('10.0.0.0/8'),
       loopback: rule('127.0.0.0/8,::1'),
     })) {
-      const app = await createApp({
-        title: 't',
-        description: 't',
-        version: '0',
-        log,
-        pool: db.pool,
-        routes: async () => {},
-        metricsAccess: access,
-      });
+      const app = await bareApp({ log, pool: db.pool, metricsAccess: access });
       served[name] = await serve(app);
     }
   });
