@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_DOCS_DIR, apiDocsFiles, openApiDocuments } from '../../src/dev/api-docs/index.ts';
 import { renderReference, type OpenApiDocument } from '../../src/dev/api-docs/markdown.ts';
 import { PROBLEM_CODES } from '../../src/platform/http/index.ts';
-import { VERSION } from '../../src/roles.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startJobsApi, type JobsApi } from '../helpers/jobs.ts';
 import { startMail, type Mail } from '../helpers/mail.ts';
@@ -68,7 +67,7 @@ describe('the generator builds the documents the running APIs serve', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     jobs = await startJobsApi(db);
-    mail = await startMail(db, { app: { version: VERSION } });
+    mail = await startMail(db);
   });
   afterAll(async () => {
     await jobs?.close();

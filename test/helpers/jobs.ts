@@ -5,7 +5,7 @@ import { makeKey } from '../../src/jobs/index.ts';
 import type { Scope } from '../../src/jobs/keys.ts';
 import { createLogger, type Logger } from '../../src/platform/log.ts';
 import type { Queue } from '../../src/platform/queue.ts';
-import { startRoles, type RoleOverrides } from '../../src/roles.ts';
+import { startRoles, type Role, type RoleOverrides } from '../../src/roles.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
@@ -19,6 +19,11 @@ export interface JobsApi {
 export interface JobsApiOptions {
   /** Settings beyond the test database and an ephemeral port on 127.0.0.1 (JOBS_MAX_DOMAINS, ALLOW_PRIVATE_NETWORK, …). */
   env?: Record<string, string>;
+  /**
+   * The worker role too, in the same process as `domainkit start` runs it: the engine runs the jobs and sends
+   * their callbacks (the webhook deliveries).
+   */
+  worker?: boolean;
   /** Silent unless given. */
   log?: Logger;
   overrides?: RoleOverrides;
@@ -27,7 +32,8 @@ export interface JobsApiOptions {
 export async function startJobsApi(db: TestDatabase, options: JobsApiOptions = {}): Promise<JobsApi> {
   const env = { DATABASE_URL: db.url, HOST: '127.0.0.1', JOBS_PORT: '0', LOG_LEVEL: 'silent', ...options.env };
   const config = loadConfig(env, options.overrides?.sources);
-  const running = await startRoles(config, options.log ?? createLogger({ level: 'silent' }), ['jobs-api'], options.overrides);
+  const roles: Role[] = ['jobs-api', ...(options.worker ? (['worker'] as const) : [])];
+  const running = await startRoles(config, options.log ?? createLogger({ level: 'silent' }), roles, options.overrides);
   return { url: running.addresses['jobs-api']!, queue: running.queue!, close: () => running.stop() };
 }
 

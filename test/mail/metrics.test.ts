@@ -3,11 +3,6 @@
 // route pattern and status, and webhook attempts by outcome. Read as differences of /metrics before and after,
 // since every app of this process shares the one registry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailWebhookService } from '../../src/mail/index.ts';
-import { createLogger } from '../../src/platform/log.ts';
-import { allowEverything, createOutbound } from '../../src/platform/net/index.ts';
-import { startQueue, stopQueue, type Queue } from '../../src/platform/queue.ts';
-import { createDeliveryQueue, startDeliveryWorker } from '../../src/platform/webhooks/index.ts';
 import { bearer, JWT_SECRET, tokenOf } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { DOMAIN, startMail, type Mail } from '../helpers/mail.ts';
@@ -15,26 +10,22 @@ import { parseExposition, type Exposition } from '../helpers/prometheus.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 let db: TestDatabase;
-let queue: Queue;
 let mail: Mail;
 let receiver: Receiver;
-const outbound = createOutbound({ policy: allowEverything });
-const log = createLogger({ level: 'silent' });
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  queue = await startQueue(db.url, log);
-  await createDeliveryQueue(queue);
   // /ok answers 200 (delivered), /gone 410 (dropped: a 4xx is not retried).
   receiver = await startReceiver((path) => (path === '/ok' ? 200 : 410));
-  await startDeliveryWorker({ pool: db.pool, queue, outbound, services: [mailWebhookService([100])], log, userAgent: 'domainkit-test' });
-  mail = await startMail(db, { smtp: { queue }, app: { jwt: { secret: JWT_SECRET }, allowPrivateNetwork: true } });
+  // The worker in the same process sends the deliveries; the receiver is on loopback, hence private networks.
+  mail = await startMail(db, {
+    worker: true,
+    env: { MAIL_JWT_SECRET: JWT_SECRET, ALLOW_PRIVATE_NETWORK: 'true', MAIL_WEBHOOK_RETRY_DELAYS: '100ms' },
+  });
 });
 afterAll(async () => {
   await mail?.close();
-  await stopQueue(queue);
   await receiver?.close();
-  await outbound.close();
   await db?.pool.end();
 });
 

@@ -5,7 +5,7 @@ import { bearer, JWT_SECRET } from '../helpers/accounts.ts';
 import { runCli } from '../helpers/cli.ts';
 import { useMail } from '../helpers/mail.ts';
 
-const t = useMail({ app: { jwt: { secret: JWT_SECRET } } });
+const t = useMail({ env: { MAIL_JWT_SECRET: JWT_SECRET } });
 
 describe('domainkit mail token', () => {
   it('prints an HS256 JWT with sub, tier, iat and exp (--ttl); the API accepts it at that tier', async () => {

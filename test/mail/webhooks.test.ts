@@ -1,13 +1,8 @@
 // Mail webhooks end to end: a programmatic inbox with a webhook_url on a real local receiver, mail over real
-// SMTP, the platform engine delivering (pg-boss over the test database). Signature, headers, body, retries
+// SMTP, the worker role delivering (pg-boss over the test database). Signature, headers, body, retries
 // on a failing receiver with attempt numbers, 4xx not retried, at most 4 attempts, and the delivery log command.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mailWebhookService } from '../../src/mail/index.ts';
-import { createLogger } from '../../src/platform/log.ts';
-import { allowEverything, createOutbound } from '../../src/platform/net/index.ts';
-import { startQueue, stopQueue, type Queue } from '../../src/platform/queue.ts';
-import { createDeliveryQueue, startDeliveryWorker } from '../../src/platform/webhooks/index.ts';
 import { bearer, JWT_SECRET, tokenOf } from '../helpers/accounts.ts';
 import { runCli } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -16,11 +11,8 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 const DELAYS = [200, 400, 600];
 let db: TestDatabase;
-let queue: Queue;
 let mail: Mail;
 let receiver: Receiver;
-const outbound = createOutbound({ policy: allowEverything });
-const log = createLogger({ level: 'silent' });
 
 // The path says how the receiver answers each attempt, e.g. /seq/500,503,200.
 const script = (path: string, n: number): number => {
@@ -30,25 +22,20 @@ const script = (path: string, n: number): number => {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  queue = await startQueue(db.url, log);
-  await createDeliveryQueue(queue);
   receiver = await startReceiver(script);
-  await startDeliveryWorker({
-    pool: db.pool,
-    queue,
-    outbound,
-    services: [mailWebhookService(DELAYS)],
-    log,
-    userAgent: 'domainkit-test',
-    attemptTimeoutMs: 2000,
+  // The worker in the same process sends the deliveries; the receiver is on loopback, hence private networks.
+  mail = await startMail(db, {
+    worker: true,
+    env: {
+      MAIL_JWT_SECRET: JWT_SECRET,
+      ALLOW_PRIVATE_NETWORK: 'true',
+      MAIL_WEBHOOK_RETRY_DELAYS: DELAYS.map((ms) => `${ms}ms`).join(','),
+    },
   });
-  mail = await startMail(db, { smtp: { queue }, app: { jwt: { secret: JWT_SECRET }, allowPrivateNetwork: true } });
 });
 afterAll(async () => {
   await mail?.close();
-  await stopQueue(queue);
   await receiver?.close();
-  await outbound.close();
   await db?.pool.end();
 });
 

@@ -158,7 +158,7 @@ describe('mail API: account B never reaches account A’s objects', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    mail = await startMail(db, { app: { jwt: { secret: JWT_SECRET } } });
+    mail = await startMail(db, { env: { MAIL_JWT_SECRET: JWT_SECRET } });
     aKey = await keyOf(mail, 'account-a', { label: 'a-secret-label' });
     bKey = await keyOf(mail, 'account-b');
     bJwt = await tokenOf('account-b', 3);

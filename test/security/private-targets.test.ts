@@ -5,21 +5,14 @@
 // and counts every request that reaches it.
 import type { LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { jobsWebhookService, pingAdapter } from '../../src/jobs/index.ts';
-import { mailWebhookService } from '../../src/mail/index.ts';
-import { withTransaction } from '../../src/platform/db/index.ts';
-import { createLogger } from '../../src/platform/log.ts';
+import { pingAdapter } from '../../src/jobs/index.ts';
 import { allowEverything, createOutbound, policyFor } from '../../src/platform/net/index.ts';
-import { startQueue, stopQueue, type Queue } from '../../src/platform/queue.ts';
-import { createDeliveryQueue, enqueueDelivery, startDeliveryWorker } from '../../src/platform/webhooks/index.ts';
 import { bearer, JWT_SECRET, tokenOf } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { problemOf } from '../helpers/http.ts';
 import { client, startJobsApi, tokenFor, type JobsApi } from '../helpers/jobs.ts';
 import { DOMAIN, startMail, type Mail } from '../helpers/mail.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-
-const log = createLogger({ level: 'silent' });
 
 /** Names an attacker controls, resolving to internal addresses (as DNS rebinding or a plain A record would). */
 const REBIND: Record<string, { address: string; family: 4 | 6 }> = {
@@ -33,13 +26,22 @@ const REBIND: Record<string, { address: string; family: 4 | 6 }> = {
   'localhost.': { address: '127.0.0.1', family: 4 },
 };
 
-/** A resolver with the names above; every other name (localhost included) goes to the system resolver. */
+/**
+ * A resolver with the names above, and localhost from the system resolver. Every other name does not resolve:
+ * the workers below run the jobs and callbacks the tests make (ping of example.com, a callback to a public
+ * name), and nothing of that may leave the machine.
+ */
 const lookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
   const cb = typeof options === 'function' ? (options as typeof callback) : callback;
   const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all;
   const found = REBIND[hostname];
-  if (!found) {
+  if (hostname === 'localhost') {
     void import('node:dns').then((dns) => (dns.lookup as unknown as (...a: unknown[]) => void)(hostname, options, callback));
+    return;
+  }
+  if (!found) {
+    const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    process.nextTick(() => cb(err));
     return;
   }
   if (all) cb(null, [found]);
@@ -88,28 +90,13 @@ function literalTargets(port: number): string[] {
 describe('jobs API: webhook_url', () => {
   let db: TestDatabase;
   let api: JobsApi;
-  let queue: Queue;
-  const outbound = createOutbound({ policy: policyFor(false), lookup });
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    api = await startJobsApi(db);
-    queue = await startQueue(db.url, log);
-    await createDeliveryQueue(queue);
-    const service = jobsWebhookService([100, 100, 100]);
-    await startDeliveryWorker({
-      pool: db.pool,
-      queue,
-      outbound,
-      services: [service],
-      log,
-      userAgent: 'domainkit-test',
-      attemptTimeoutMs: 2000,
-    });
+    // With the worker, as `domainkit start` runs both: the engine runs each job and sends its callback.
+    api = await startJobsApi(db, { worker: true, overrides: { lookup }, env: { JOBS_WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms' } });
   });
   afterAll(async () => {
-    await stopQueue(queue);
-    await outbound.close();
     await api?.close();
     await db?.pool.end();
   });
@@ -144,29 +131,26 @@ describe('jobs API: webhook_url', () => {
   it('a host name that resolves to an internal address passes creation, but its callback is dropped without reaching it', async () => {
     const as = client(api.url, await tokenFor(db, 'ssrf'));
     const port = new URL(receiver.url).port;
-    const ids: string[] = [];
+    const jobIds: string[] = [];
     for (const name of NAMES) {
       const path = `/jobs/${name}`;
       const url = `http://${name}:${port}${path}`;
       const res = await as('/v1/jobs', { body: { domains: ['example.com'], job_types: ['ping'], webhook_url: url } });
       if (res.status === 400 && !name.endsWith('.rebind.test')) continue; // refused at creation: as good
       expect(res.status, url).toBe(201);
-      const jobId = ((await res.json()) as { job_id: string }).job_id;
-      // What the engine enqueues when the job ends (src/jobs/callback.ts), to the stored URL, in a transaction.
-      const stored = (await (await as(`/v1/jobs/${jobId}`)).json()) as { webhook_url: string };
-      ids.push(
-        await withTransaction(db.pool, (tx) =>
-          enqueueDelivery(tx, queue, {
-            service: 'jobs',
-            event: 'job.completed',
-            subject: jobId,
-            url: stored.webhook_url,
-            body: '{}',
-            secretRef: jobId,
-          }),
-        ),
-      );
+      jobIds.push(((await res.json()) as { job_id: string }).job_id);
     }
+    // The engine enqueues each job's callback when the job ends (src/jobs/callback.ts), to the stored URL.
+    const ids = await vi.waitFor(
+      async () => {
+        const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM deliveries WHERE service = 'jobs' AND subject = ANY($1)`, [
+          jobIds,
+        ]);
+        if (rows.length !== jobIds.length) throw new Error(`${rows.length} of ${jobIds.length} callbacks enqueued`);
+        return rows.map((r) => r.id);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     const settledRows = await settled(db, ids);
     for (const row of settledRows) {
       expect(row.state, JSON.stringify(row)).toBe('dropped');
@@ -178,29 +162,19 @@ describe('jobs API: webhook_url', () => {
 
 describe('mail API: a programmatic inbox’s webhook_url', () => {
   let db: TestDatabase;
-  let queue: Queue;
   let mail: Mail;
-  const outbound = createOutbound({ policy: policyFor(false), lookup });
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    queue = await startQueue(db.url, log);
-    await createDeliveryQueue(queue);
-    await startDeliveryWorker({
-      pool: db.pool,
-      queue,
-      outbound,
-      services: [mailWebhookService([100, 100, 100])],
-      log,
-      userAgent: 'domainkit-test',
-      attemptTimeoutMs: 2000,
+    // With the worker, as `domainkit start` runs them: it sends the webhooks of the mail the tests send.
+    mail = await startMail(db, {
+      worker: true,
+      overrides: { lookup },
+      env: { MAIL_JWT_SECRET: JWT_SECRET, ALLOW_PRIVATE_NETWORK: 'false', MAIL_WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms' },
     });
-    mail = await startMail(db, { smtp: { queue }, app: { jwt: { secret: JWT_SECRET }, allowPrivateNetwork: false } });
   });
   afterAll(async () => {
     await mail?.close();
-    await stopQueue(queue);
-    await outbound.close();
     await db?.pool.end();
   });
 

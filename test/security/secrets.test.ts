@@ -138,10 +138,7 @@ describe('mail API: API keys, JWTs and inbox webhook secrets', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    mail = await startMail(db, {
-      app: { log: captured.log, jwt: { secret: JWT_SECRET }, allowPrivateNetwork: false },
-      smtp: { log: captured.log },
-    });
+    mail = await startMail(db, { env: { MAIL_JWT_SECRET: JWT_SECRET, ALLOW_PRIVATE_NETWORK: 'false' }, log: captured.log });
     jwt = await tokenOf('acct-secrets', 3);
     const made = await mail.call('/api/v1/api-keys', { body: { label: 'ci' }, headers: bearer(jwt) });
     expect(made.status).toBe(201);

@@ -41,8 +41,6 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
       await app.register(webRoutes());
     },
   });
-  // How many streams this app holds (tests; the process's total is the domainkit_sse_subscribers metric).
-  app.decorate('liveSubscribers', () => hub.size);
   // Streams never end by themselves: they are ended before the server waits for its connections to close.
   app.addHook('preClose', async () => {
     hub.close();

@@ -23,8 +23,6 @@ export interface Hub {
    * client's Last-Event-ID header names (as sent; a value that is not a message id is ignored), then live events.
    */
   subscribe(inbox: LiveInbox, stream: Stream, lastEventId: string | string[] | undefined): void;
-  /** Subscribers now open in this process. */
-  readonly size: number;
   /** Ends every stream (they reconnect elsewhere) and stops. */
   close(): void;
 }
@@ -118,11 +116,6 @@ export function createHub(options: HubOptions): Hub {
       subscriber.connected();
       const from = resumeAfter(lastEventId);
       if (from) subscriber.behind(from);
-    },
-    get size() {
-      let n = 0;
-      for (const set of byInbox.values()) n += set.size;
-      return n;
     },
     close() {
       clearInterval(ping);

@@ -10,7 +10,7 @@ import { problemOf } from '../../helpers/http.ts';
 import { startMail, useMail, type Mail } from '../../helpers/mail.ts';
 
 const captured = capturingLogger();
-const t = useMail({ app: { jwt: { secret: JWT_SECRET }, log: captured.log } });
+const t = useMail({ env: { MAIL_JWT_SECRET: JWT_SECRET }, log: captured.log });
 
 interface ListedKey {
   id: string;
@@ -339,7 +339,7 @@ describe('JWTs verified with MAIL_JWKS_URL', () => {
     });
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
-    mail = await startMail(t.db, { app: { jwt: { jwksUrl: url } } });
+    mail = await startMail(t.db, { env: { MAIL_JWKS_URL: url } });
   });
   afterAll(async () => {
     await mail?.close();
@@ -373,7 +373,7 @@ describe('JWTs verified with MAIL_JWKS_URL', () => {
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
     const port = (down.address() as AddressInfo).port;
     await new Promise((resolve) => down.close(resolve));
-    const orphan = await startMail(t.db, { app: { jwt: { jwksUrl: `http://127.0.0.1:${port}/jwks.json` } } });
+    const orphan = await startMail(t.db, { env: { MAIL_JWKS_URL: `http://127.0.0.1:${port}/jwks.json` } });
     try {
       const token = await jwtFor({ sub: 'x', tier: 3 }, { key: keys.privateKey, alg: 'ES256', kid: 'k1' });
       const res = await orphan.call('/api/v1/api-keys', { headers: bearer(token) });

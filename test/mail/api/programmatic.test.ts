@@ -8,7 +8,7 @@ import { apiKey, bearer, JWT_SECRET, keyOf, tokenOf } from '../../helpers/accoun
 import { problemOf } from '../../helpers/http.ts';
 import { useMail } from '../../helpers/mail.ts';
 
-const t = useMail({ domains: ['inbox.test'], anonTtlSeconds: 600, app: { jwt: { secret: JWT_SECRET } } });
+const t = useMail({ domains: ['inbox.test'], anonTtlSeconds: 600, env: { MAIL_JWT_SECRET: JWT_SECRET } });
 
 beforeAll(async () => {
   await putDomain(t.db.pool, { name: 'private.test', isPublic: false, tierRequired: 0 });

@@ -173,7 +173,7 @@ describe('SSE in the same process as SMTP', () => {
     await subscribersReach(t.mail, 0, "earlier tests' clients to be gone");
     const sse = subscribe(t.mail, await t.mail.inbox());
     await sse.until('connected', 1);
-    expect(t.mail.liveSubscribers()).toBe(1);
+    expect(await t.mail.liveSubscribers()).toBe(1);
     sse.close();
     await subscribersReach(t.mail, 0, 'the subscriber to be removed');
   });
@@ -202,7 +202,7 @@ describe('SSE in the same process as SMTP', () => {
     }
     const events = await reader.until('message', total);
     expect(events.map((e) => e.data.subject)).toEqual(subjects);
-    expect(t.mail.liveSubscribers()).toBe(2); // the stalled one is still there, costing a socket and no queue
+    expect(await t.mail.liveSubscribers()).toBe(2); // the stalled one is still there, costing a socket and no queue
     stalled.destroy();
     await subscribersReach(t.mail, 1, 'the stalled client to be removed once it goes');
   }, 60_000);

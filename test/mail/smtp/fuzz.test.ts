@@ -1,8 +1,8 @@
 // Hostile SMTP clients against the real receiver: generated command lines, over-long lines, bare LFs, NULs,
 // pipelining floods, commands out of order, huge headers, silent and dribbling clients, too many clients. In
 // every case the server answers only with SMTP replies (or closes), and a normal transaction still goes
-// through afterwards and is readable through the API. The limits are made short here (options of
-// createSmtpServer), so the closing is seen in seconds; the defaults are in docs/decisions.md.
+// through afterwards and is readable through the API. The limits are made short here (SMTP_IDLE_TIMEOUT_SECONDS,
+// SMTP_MAX_SESSION_SECONDS, SMTP_MAX_CLIENTS), so the closing is seen in seconds; the defaults are in docs/decisions.md.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { useMail } from '../../helpers/mail.ts';
@@ -13,7 +13,13 @@ const IDLE_MS = 1_000;
 const SESSION_MS = 4_000;
 const MAX_CLIENTS = 30;
 
-const t = useMail({ smtp: { idleTimeoutMs: IDLE_MS, maxSessionMs: SESSION_MS, maxClients: MAX_CLIENTS } });
+const t = useMail({
+  env: {
+    SMTP_IDLE_TIMEOUT_SECONDS: String(IDLE_MS / 1000),
+    SMTP_MAX_SESSION_SECONDS: String(SESSION_MS / 1000),
+    SMTP_MAX_CLIENTS: String(MAX_CLIENTS),
+  },
+});
 
 /** A raw connection that has read the greeting (smtp-server refuses a client that talks before it). */
 async function greeted(): Promise<RawConnection> {

@@ -1,6 +1,7 @@
 // What the SMTP receiver answers, asserted on reply codes over a bare dialogue: never an open relay, unknown and
 // expired inboxes refused at RCPT, SIZE advertised and enforced, at most 50 recipients, one stored copy per inbox.
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../helpers/db.ts';
@@ -18,7 +19,7 @@ const stored = async (address: string) =>
     )
   ).rows[0]!.n;
 
-const t = useMail({ smtp: { maxMessageBytes: LIMIT } });
+const t = useMail({ env: { MAIL_MAX_MESSAGE_BYTES: String(LIMIT) } });
 
 describe('SMTP rules', () => {
   it('greets, and advertises SIZE with the configured limit (no AUTH, no STARTTLS without a certificate)', async () => {
@@ -101,9 +102,10 @@ describe('SMTP rules', () => {
 describe('SMTP with a certificate and behind a proxy', () => {
   it('offers STARTTLS and takes mail over TLS', async () => {
     const tlsDb = await createTestDatabase();
-    const cert = await readFile(new URL('../../fixtures/tls/cert.pem', import.meta.url));
-    const key = await readFile(new URL('../../fixtures/tls/key.pem', import.meta.url));
-    const tlsMail = await startMail(tlsDb, { smtp: { tls: { cert, key } } });
+    const certFile = fileURLToPath(new URL('../../fixtures/tls/cert.pem', import.meta.url));
+    const keyFile = fileURLToPath(new URL('../../fixtures/tls/key.pem', import.meta.url));
+    const cert = await readFile(certFile);
+    const tlsMail = await startMail(tlsDb, { env: { SMTP_TLS_CERT: certFile, SMTP_TLS_KEY: keyFile } });
     try {
       const s = await SmtpClient.open(tlsMail.smtpPort);
       expect((await s.command('EHLO client.example')).text).toContain('STARTTLS');
@@ -128,7 +130,7 @@ describe('SMTP with a certificate and behind a proxy', () => {
 
   it('reads a PROXY protocol header when asked to', async () => {
     const proxyDb = await createTestDatabase();
-    const proxied = await startMail(proxyDb, { smtp: { proxy: true } });
+    const proxied = await startMail(proxyDb, { env: { SMTP_PROXY_PROTOCOL: 'true' } });
     try {
       const address = await proxied.inbox();
       const s = await SmtpClient.open(proxied.smtpPort, '127.0.0.1', { before: 'PROXY TCP4 203.0.113.7 127.0.0.1 40000 25\r\n' });

@@ -1,13 +1,17 @@
 // The HTTP listeners' bounds (src/platform/http/limits.ts) on the mail API, with a short request timeout and a
-// small connection cap passed in: a client that dribbles its headers or its body is closed, a listener holds
-// no more sockets than its cap, and a live-inbox stream (SSE) outlives the request timeout many times over.
+// small connection cap set (HTTP_REQUEST_TIMEOUT_SECONDS, HTTP_MAX_CONNECTIONS): a client that dribbles its
+// headers or its body is closed, a listener holds no more sockets than its cap, and a live-inbox stream (SSE)
+// outlives the request timeout many times over.
 import { describe, expect, it } from 'vitest';
 import { useMail } from '../../helpers/mail.ts';
 import { rawConnect } from '../../helpers/raw-socket.ts';
 
 const TIMEOUT_MS = 1_000;
 const MAX_CONNECTIONS = 10;
-const t = useMail({ ssePingSeconds: 1, app: { httpLimits: { requestTimeoutMs: TIMEOUT_MS, maxConnections: MAX_CONNECTIONS } } });
+const t = useMail({
+  ssePingSeconds: 1,
+  env: { HTTP_REQUEST_TIMEOUT_SECONDS: String(TIMEOUT_MS / 1000), HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS) },
+});
 
 const port = () => Number(new URL(t.mail.url).port);
 

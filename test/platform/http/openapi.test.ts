@@ -2,13 +2,13 @@
 import { validate } from '@readme/openapi-parser';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMailApp } from '../../../src/mail/index.ts';
 import { createApp, problemResponses, type App } from '../../../src/platform/http/index.ts';
 import { createLogger } from '../../../src/platform/log.ts';
 import { VERSION } from '../../../src/roles.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { serve } from '../../helpers/http.ts';
 import { startJobsApi } from '../../helpers/jobs.ts';
+import { startMail } from '../../helpers/mail.ts';
 
 let db: TestDatabase;
 const servers: { close(): Promise<void> }[] = [];
@@ -36,21 +36,16 @@ async function documentAt(url: string): Promise<Record<string, any>> {
 }
 
 describe('GET /openapi.json', () => {
-  // The jobs API as `domainkit jobs-api` starts it, with the program's version.
+  // Each API as `domainkit jobs-api` or `domainkit mail-api` starts it, with the program's version.
   it.each([
-    ['jobs', VERSION, () => startJobsApi(db)],
-    [
-      'mail',
-      '1.2.3',
-      async () =>
-        serve(await buildMailApp({ pool: db.pool, log, version: '1.2.3', anonTtlSeconds: 3600, databaseUrl: db.url, ssePingSeconds: 15 })),
-    ],
-  ] as const)('the %s API serves a valid OpenAPI 3.1 document', async (_name, version, start) => {
+    ['jobs', () => startJobsApi(db)],
+    ['mail', () => startMail(db)],
+  ] as const)('the %s API serves a valid OpenAPI 3.1 document', async (_name, start) => {
     const served = await start();
     servers.push(served);
     const doc = await documentAt(served.url);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe(version);
+    expect(doc.info.version).toBe(VERSION);
     const result = await validate(structuredClone(doc) as never);
     expect(result.valid, JSON.stringify(result)).toBe(true);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
