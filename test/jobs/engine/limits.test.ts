@@ -33,7 +33,7 @@ describe('limits shared by all workers', () => {
     }
   });
 
-  it('a rate of 5 requests/s holds across two workers calling at once', { timeout: 60_000 }, async () => {
+  it('a rate of 5 requests/s holds across two workers calling at once', { timeout: 120_000 }, async () => {
     const sites = await startSites();
     const workers: RunningCli[] = [];
     try {
@@ -54,9 +54,10 @@ describe('limits shared by all workers', () => {
         job_id: string;
         created_at: string;
       };
-      await expect.poll(async () => (await pidsHolding()).map((h) => h.slots), { timeout: 10_000, interval: 20 }).toEqual([4]);
+      // A bound, not a measure: a worker starved of CPU (a loaded CI machine) takes its four slots late.
+      await expect.poll(async () => (await pidsHolding()).map((h) => h.slots), { timeout: 40_000, interval: 20 }).toEqual([4]);
       workers.push(await startWorker(t.db.url, sites, hosts, { JOBS_PING_CONCURRENCY: '8', JOBS_PING_RATE: '5' }));
-      await expect.poll(async () => (await pidsHolding()).length, { timeout: 10_000, interval: 20 }).toBe(2);
+      await expect.poll(async () => (await pidsHolding()).length, { timeout: 40_000, interval: 20 }).toBe(2);
       await expect
         .poll(async () => ((await (await call(`/v1/jobs/${job.job_id}`)).json()) as { status: string }).status, {
           timeout: 50_000,
