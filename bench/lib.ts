@@ -10,11 +10,16 @@ import { createLogger } from '../src/platform/log.ts';
 
 export const log = createLogger({ level: 'warn' }, process.stderr);
 
-/** A fresh embedded PostgreSQL with production settings (durability on), migrated. */
-export async function scratchDatabase(): Promise<{ url: string; dataDir: string; release(): Promise<void> }> {
+/**
+ * A fresh embedded PostgreSQL with production settings (durability on), migrated; `settings` adds server settings
+ * a benchmark measures with (bench:wait's track_commit_timestamp).
+ */
+export async function scratchDatabase(
+  settings: Record<string, string> = {},
+): Promise<{ url: string; dataDir: string; release(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'domainkit-bench-'));
   await chmod(dataDir, 0o755);
-  const server = await acquireEmbedded({ dataDir, log });
+  const server = await acquireEmbedded({ dataDir, log, settings });
   const url = server.url();
   await migrate(url, log);
   return {

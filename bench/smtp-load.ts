@@ -21,8 +21,11 @@ export interface SmtpLoadOptions {
   from?: string;
   /** A reply slower than this is an error, and ends its connection (default 30 s). */
   replyTimeoutMs?: number;
-  /** Told of each accepted message (its number is in its Subject: `Load test message <n>`) when its 250 is read. */
-  onAccepted?(n: number, to: string, at: number): void;
+  /**
+   * Told of each accepted message (its number is in its Subject: `Load test message <n>`) when its 250 is read
+   * (`at`), with when its final `.` was written (`sent`): the receiver committed it in between.
+   */
+  onAccepted?(n: number, to: string, at: number, sent: number): void;
 }
 
 export interface SmtpLoadResult {
@@ -88,7 +91,7 @@ export async function runSmtpLoad(options: SmtpLoadOptions): Promise<SmtpLoadRes
           const done = await session.send(Buffer.concat([Buffer.from(messageHead(n, id, from, to)), body, Buffer.from('.\r\n')]));
           expect(step, done, 250);
           const at = performance.now();
-          options.onAccepted?.(n, to, at);
+          options.onAccepted?.(n, to, at, sent);
           result.latenciesMs.push(at - sent);
           result.accepted++;
           result.acceptedIds.push(id);

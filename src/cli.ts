@@ -178,6 +178,17 @@ mail
     console.log(await signAccountToken(secret, { account: opts.account, tier, ttlSeconds: Math.floor(ms / 1000) }));
   });
 
+program
+  .command('mcp')
+  .description('a Model Context Protocol server over stdio for agents: inboxes, and waits for a message, a code or a link')
+  .option('--url <url>', 'the mail API (env DOMAINKIT_MAIL_URL)', process.env.DOMAINKIT_MAIL_URL)
+  .option('--api-key <key>', "an account's API key, for private and account inboxes (env DOMAINKIT_API_KEY)", process.env.DOMAINKIT_API_KEY)
+  .action(async (opts: { url?: string; apiKey?: string }) => {
+    // A client of the mail API, not a role: it reads no settings and needs no database.
+    const { DEFAULT_MAIL_URL, runMcpServer } = await import('./mcp/index.ts');
+    await runMcpServer({ url: opts.url || DEFAULT_MAIL_URL, apiKey: opts.apiKey || undefined, version: VERSION });
+  });
+
 function describeDatabase(embedded: Awaited<ReturnType<typeof openDatabase>>['embedded']): string {
   if (!embedded) return 'DATABASE_URL';
   const whose = embedded.owned ? 'started for this command' : 'already running';

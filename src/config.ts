@@ -63,6 +63,8 @@ export interface Config {
     anonTtlSeconds: number;
     maxMessageBytes: number;
     ssePingSeconds: number;
+    /** MAIL_WAIT_MAX_SECONDS: the longest `timeout` a wait for a message may ask for. */
+    waitMaxSeconds: number;
     /** SMTP_TLS_CERT and SMTP_TLS_KEY (PEM files): STARTTLS is offered when both are set. */
     smtpTls: { certFile: string; keyFile: string } | undefined;
     smtpProxyProtocol: boolean;
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env, sources: readonly SourceDescr
       anonTtlSeconds: read('MAIL_ANON_TTL_SECONDS', integer(1, 31_536_000), 3600),
       maxMessageBytes: read('MAIL_MAX_MESSAGE_BYTES', integer(1024, 1_073_741_824), 10_485_760),
       ssePingSeconds: read('MAIL_SSE_PING_SECONDS', integer(1, 3600), 15),
+      waitMaxSeconds: read('MAIL_WAIT_MAX_SECONDS', integer(1, 300), 60),
       smtpTls,
       smtpProxyProtocol: read('SMTP_PROXY_PROTOCOL', boolean, false),
       smtpIdleTimeoutSeconds: read('SMTP_IDLE_TIMEOUT_SECONDS', integer(1, 3600), 60),

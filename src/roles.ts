@@ -119,6 +119,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         anonTtlSeconds: config.mail.anonTtlSeconds,
         databaseUrl: db.url,
         ssePingSeconds: config.mail.ssePingSeconds,
+        waitMaxSeconds: config.mail.waitMaxSeconds,
         jwt: { secret: config.mail.jwtSecret, jwksUrl: config.mail.jwksUrl },
         allowPrivateNetwork: config.allowPrivateNetwork,
         httpLimits,

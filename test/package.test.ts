@@ -2,7 +2,7 @@
 // tarball is installed into an empty folder with `--omit=dev`, and its `domainkit start` runs both services.
 // The package is built from a copy of the sources, so the build never rewrites the dist/ that other test files
 // of this run serve the web inbox from.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,20 @@ describe('the packed package', () => {
       expect(files, wanted).toContain(wanted);
     }
     expect(files.filter((f) => /^(src|test|bench)\/|\.map$|tsbuildinfo/.test(f))).toEqual([]);
+  });
+
+  it('installed with --omit=dev, `domainkit mcp` answers an MCP initialize on stdout (its SDK is a runtime dependency)', async () => {
+    const bin = join(app, 'node_modules/domainkit/bin/domainkit.js');
+    const child = spawn(process.execPath, [bin, 'mcp', '--url', 'http://127.0.0.1:9'], { cwd: app, env: { PATH: process.env.PATH } });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1' } };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize })}\n`);
+    await expect.poll(() => stdout.includes('\n'), { timeout: 30_000 }).toBe(true);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'domainkit' } } });
   });
 
   it('installed with --omit=dev into an empty folder, `domainkit start` serves both APIs, their /docs pages, the web inbox and SMTP, and stops on Ctrl-C', async () => {

@@ -1,6 +1,6 @@
 // The mail service's metrics: the SMTP receiver's sessions, replies and DATA time, the messages it stores, and
-// the live-inbox streams held open. Registered on the platform's registry, so every listener of the process
-// serves them.
+// the live-inbox streams and waits held open. Registered on the platform's registry, so every listener of the
+// process serves them.
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from '../platform/metrics/index.ts';
 
@@ -35,6 +35,12 @@ export const messagesStored = new Counter({
 export const sseSubscribers = new Gauge({
   name: 'domainkit_sse_subscribers',
   help: 'Live-inbox (SSE) streams this process holds open.',
+  registers: [registry],
+});
+
+export const mailWaiters = new Gauge({
+  name: 'domainkit_mail_waiters',
+  help: 'Waits for a message (GET /api/v1/inboxes/{address}/wait) this process holds open.',
   registers: [registry],
 });
 

@@ -50,6 +50,7 @@ export async function enqueueMessageWebhooks(
         link_count: message.links.length,
         attachment_count: message.attachments.length,
         raw_size: message.raw.length,
+        tag: message.tag,
       },
     });
     await enqueueDelivery(tx, queue, {

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_DOCS_DIR, apiDocsFiles, openApiDocuments } from '../../src/dev/api-docs/index.ts';
+import { API_DOCS_DIR, apiDocsFiles, CLIENT_TYPES_FILE, clientTypes, openApiDocuments } from '../../src/dev/api-docs/index.ts';
 import { renderReference, type OpenApiDocument } from '../../src/dev/api-docs/markdown.ts';
 import { PROBLEM_CODES } from '../../src/platform/http/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -27,6 +27,16 @@ describe('docs/api/', () => {
       const committed = await readFile(join(API_DOCS_DIR, name), 'utf8').catch(() => '(missing)');
       expect(committed, `docs/api/${name} is not what the code documents now: run \`npm run docs:api\``).toBe(content);
     }
+  });
+
+  it("src/client/mail-api.ts holds the types openapi-typescript makes of the mail document (the client's types)", async () => {
+    const committed = await readFile(CLIENT_TYPES_FILE, 'utf8').catch(() => '(missing)');
+    expect(committed, 'src/client/mail-api.ts is not what the mail document says now: run `npm run docs:api`').toBe(
+      await clientTypes(documents.mail),
+    );
+    const changed = structuredClone(documents.mail);
+    changed.components!.schemas!.Inbox!.properties!.address = { type: 'integer' };
+    expect(await clientTypes(changed)).not.toBe(committed);
   });
 
   it('lists every operation in the reference, with each status it answers', () => {

@@ -10,7 +10,7 @@ const files = readdirSync(STORE).filter((f) => f.endsWith('.ts') && f !== 'index
 
 describe('mail store statement names', () => {
   it.each(files)('%s names every statement after its aggregate and function', (file) => {
-    const aggregate = file.replace(/(-insert)?\.ts$/, '');
+    const aggregate = file.replace(/(-insert|-wait)?\.ts$/, '');
     const text = readFileSync(`${STORE}${file}`, 'utf8');
     const problems: string[] = [];
     for (const chunk of text.split(/\n(?:export )?async function /).slice(1)) {

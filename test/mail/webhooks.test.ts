@@ -122,6 +122,7 @@ describe('mail webhooks', () => {
       link_count: 1,
       attachment_count: 0,
       raw_size: message!.raw_size,
+      tag: null,
     });
     expect(delivery!.state).toBe('delivered');
   });

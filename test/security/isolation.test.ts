@@ -68,7 +68,10 @@ async function expectInvisible(label: string, path: string, ownerId: string, sen
     const b = await problemOf(unknown);
     expect(a.code, where).toBe('not_found');
     // Word for word the answer to an id that never existed (the id itself aside).
-    expect(JSON.stringify(a).replaceAll(ownerId, '<id>'), where).toBe(JSON.stringify(b).replaceAll(UNKNOWN_ID, '<id>'));
+    // (an address is percent-encoded in a path, and "no route" answers echo the path as sent)
+    expect(JSON.stringify(a).replaceAll(encodeURIComponent(ownerId), '<id>').replaceAll(ownerId, '<id>'), where).toBe(
+      JSON.stringify(b).replaceAll(UNKNOWN_ID, '<id>'),
+    );
     for (const leak of leaks) expect(JSON.stringify(a), `${where} leaks ${leak}`).not.toContain(leak);
   }
   return seen;
@@ -155,6 +158,10 @@ describe('mail API: account B never reaches account A’s objects', () => {
   let aKey: { id: string; plaintext: string };
   let bKey: { plaintext: string };
   let bJwt: string;
+  // A's private inbox, a message in it and a namespace: the routes by address or id take credentials for them.
+  let aPrivate: string;
+  let aMessage: string;
+  let aNamespace: string;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -164,6 +171,16 @@ describe('mail API: account B never reaches account A’s objects', () => {
     bJwt = await tokenOf('account-b', 3);
     const inbox = await mail.call('/api/v1/inboxes', { body: { domain: DOMAIN, label: 'a-inbox' }, headers: apiKey(aKey.plaintext) });
     expect(inbox.status).toBe(201);
+    const hidden = await mail.call('/api/v1/inboxes', {
+      body: { domain: DOMAIN, label: 'a-secret-label', private: true },
+      headers: apiKey(aKey.plaintext),
+    });
+    aPrivate = ((await hidden.json()) as { address: string }).address;
+    await mail.send({ from: 'shop@sender.test', to: aPrivate, subject: 'for account-a only', text: 'code 482913' });
+    aMessage = (await db.pool.query('SELECT m.id FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE i.address = $1', [aPrivate]))
+      .rows[0].id;
+    const ns = await mail.call('/api/v1/namespaces', { body: { domain: DOMAIN, name: 'acct-a' }, headers: apiKey(aKey.plaintext) });
+    aNamespace = ((await ns.json()) as { id: string }).id;
   });
   afterAll(async () => {
     await mail?.close();
@@ -172,7 +189,13 @@ describe('mail API: account B never reaches account A’s objects', () => {
 
   it('every authenticated route with a path id answers 404 to B for A’s object, for every method, by JWT or API key', async () => {
     const ops = await operationsOf(mail.url);
-    const objects: Record<string, string> = { 'api-keys': aKey.id };
+    const objects: Record<string, string> = {
+      'api-keys': aKey.id,
+      inboxes: aPrivate,
+      inbox: aPrivate,
+      messages: aMessage,
+      namespaces: aNamespace,
+    };
     const paths = [...new Set(ops.filter((o) => o.authenticated && resourceOf(o.path)).map((o) => o.path))];
     expect(paths).toEqual(expect.arrayContaining(['/api/v1/api-keys/{id}']));
     for (const path of paths) {

@@ -39,6 +39,7 @@ export async function openApiDocuments(): Promise<{ jobs: OpenApiDocument; mail:
       anonTtlSeconds: config.mail.anonTtlSeconds,
       databaseUrl: NOWHERE,
       ssePingSeconds: config.mail.ssePingSeconds,
+      waitMaxSeconds: config.mail.waitMaxSeconds,
     });
     return { jobs: await documentOf(jobs), mail: await documentOf(mail) };
   } finally {

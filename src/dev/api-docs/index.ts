@@ -19,4 +19,5 @@ export async function apiDocsFiles(): Promise<Map<string, string>> {
   return files;
 }
 
+export { CLIENT_TYPES_FILE, clientTypes } from './client-types.ts';
 export { openApiDocuments };

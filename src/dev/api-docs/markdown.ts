@@ -100,7 +100,9 @@ function securityText(operation: Operation): string {
   if (options.length === 0) return 'none';
   const names = options.flatMap((o) => Object.keys(o).map((n) => `\`${n}\``));
   const scopes = [...new Set(options.flatMap((o) => Object.values(o).flat()))];
-  return `${names.join(' or ')}${scopes.length ? `, scope ${scopes.map((s) => `\`${s}\``).join(', ')}` : ''}`;
+  const text = `${names.join(' or ')}${scopes.length ? `, scope ${scopes.map((s) => `\`${s}\``).join(', ')}` : ''}`;
+  // An empty requirement among them: credentials are optional (the mail API's private inboxes).
+  return options.some((o) => Object.keys(o).length === 0) ? `none, or ${text}` : text;
 }
 
 function operationSection({ method, path, operation }: Entry): string[] {

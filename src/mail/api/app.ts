@@ -1,18 +1,27 @@
 // The mail API (/api/v1): disposable inboxes, their messages, and the Developer tier.
 import { createApp, type App } from '../../platform/http/index.ts';
 import { createListener } from '../../platform/db/index.ts';
-import { createHub } from '../realtime/index.ts';
+import { createHub, createWaiters } from '../realtime/index.ts';
 import { webRoutes } from '../web/index.ts';
+import { createAccess } from './access.ts';
+import { ACCOUNT_SCHEMAS } from './account-schemas.ts';
+import { createMailAuth } from './auth.ts';
 import type { MailAppDeps } from './deps.ts';
 import { developerRoutes } from './developer-routes.ts';
 import { inboxesRoutes } from './inboxes-routes.ts';
 import { messagesRoutes } from './messages-routes.ts';
 import { MAIL_SCHEMAS } from './schemas.ts';
 import { sseRoutes } from './sse-routes.ts';
+import { waitRoutes } from './wait-routes.ts';
+import { WAIT_SCHEMAS } from './wait-schemas.ts';
 
 export async function buildMailApp(deps: MailAppDeps): Promise<App> {
   const listener = createListener(deps.databaseUrl, deps.log);
   const hub = createHub({ pool: deps.pool, listener, log: deps.log, pingSeconds: deps.ssePingSeconds });
+  const waiters = createWaiters({ pool: deps.pool, listener, log: deps.log });
+  // One authenticator (its JWT verifier caches the JWKS) for the Developer routes and for private inboxes.
+  const auth = createMailAuth(deps);
+  const access = createAccess(deps, auth);
   const app = await createApp({
     title: 'domainkit mail API',
     description:
@@ -25,7 +34,7 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
     version: deps.version,
     log: deps.log,
     pool: deps.pool,
-    schemas: MAIL_SCHEMAS,
+    schemas: [...MAIL_SCHEMAS, ...ACCOUNT_SCHEMAS, ...WAIT_SCHEMAS],
     limits: deps.httpLimits,
     service: 'mail',
     metricsAccess: deps.metricsAccess,
@@ -34,16 +43,19 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     },
     routes: async (app) => {
-      await app.register(inboxesRoutes(deps));
-      await app.register(messagesRoutes(deps));
-      await app.register(developerRoutes(deps));
-      await app.register(sseRoutes(deps, hub));
+      await app.register(inboxesRoutes(deps, access));
+      await app.register(messagesRoutes(deps, access));
+      await app.register(developerRoutes(deps, auth));
+      await app.register(sseRoutes(access, hub));
+      await app.register(waitRoutes(deps, waiters, access));
       await app.register(webRoutes());
     },
   });
-  // Streams never end by themselves: they are ended before the server waits for its connections to close.
+  // Streams never end by themselves, and waits may last minutes: they are ended (waits answered with their
+  // cursor) before the server waits for its connections to close.
   app.addHook('preClose', async () => {
     hub.close();
+    waiters.close();
     await listener.close();
   });
   return app;

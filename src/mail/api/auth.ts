@@ -1,6 +1,7 @@
-// Who calls the Developer-tier routes: an account from `Authorization: Bearer <JWT>`, or from an API key in
-// `X-API-Key` looked up in PostgreSQL on every request (a revoked key fails at once on every process); then
-// the route's tier. Runs as an onRequest hook, before the body is read or validated.
+// Who calls: an account from `Authorization: Bearer <JWT>`, or from an API key in `X-API-Key` looked up in
+// PostgreSQL on every request (a revoked key fails at once on every process). The Developer-tier routes check
+// it, then their tier, in an onRequest hook, before the body is read or validated; the anonymous routes ask
+// only when an inbox is private (access.ts).
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Pool } from '../../platform/db/index.ts';
 import { dueForTouch, presentedCredentials, Problem, sameHash, unauthorized as refuse } from '../../platform/http/index.ts';
@@ -36,8 +37,15 @@ export interface MailAuthDeps {
   jwt?: JwtSettings | undefined;
 }
 
-/** Makes `requireTier(n)` hooks; the JWT verifier (and its cached JWKS) is shared by every route. */
-export function createRequireTier(deps: MailAuthDeps): (minTier: number) => onRequestAsyncHookHandler {
+export interface MailAuth {
+  /** The account the request's credentials prove; else a 401 `unauthorized` (none, or refused) or a 503. */
+  authenticate(request: FastifyRequest): Promise<Account>;
+  /** An onRequest hook: the request's account, of `minTier` or higher, kept for `accountOf`. */
+  requireTier(minTier: number): onRequestAsyncHookHandler;
+}
+
+/** The app's one authenticator: its JWT verifier (and cached JWKS) is shared by every route. */
+export function createMailAuth(deps: MailAuthDeps): MailAuth {
   const verifyJwt = createJwtVerifier(deps.jwt ?? {});
 
   async function byJwt(token: string): Promise<Account> {
@@ -65,7 +73,7 @@ export function createRequireTier(deps: MailAuthDeps): (minTier: number) => onRe
     return { accountId: key.accountId, tier: key.tier, keyId: key.id };
   }
 
-  return (minTier) => async (request) => {
+  async function authenticate(request: FastifyRequest): Promise<Account> {
     const { bearer, apiKey } = presentedCredentials(request, REALM, 'JWT');
     if (bearer !== undefined && apiKey !== undefined) {
       throw unauthorized('send a JWT (Authorization: Bearer) or an API key (X-API-Key), not both');
@@ -73,13 +81,24 @@ export function createRequireTier(deps: MailAuthDeps): (minTier: number) => onRe
     if (bearer === undefined && apiKey === undefined) {
       throw unauthorized('credentials are required: Authorization: Bearer <JWT>, or X-API-Key: <API key>');
     }
-    const account = apiKey !== undefined ? await byKey(apiKey) : await byJwt(bearer!);
-    if (account.tier < minTier) {
-      throw new Problem('tier_required', `this needs an account of ${tierName(minTier)} or higher; this account has tier ${account.tier}`, {
-        extra: { required_tier: minTier },
-      });
-    }
-    accounts.set(request, account);
+    return apiKey !== undefined ? await byKey(apiKey) : await byJwt(bearer!);
+  }
+
+  return {
+    authenticate,
+    requireTier: (minTier) => async (request) => {
+      const account = await authenticate(request);
+      if (account.tier < minTier) {
+        throw new Problem(
+          'tier_required',
+          `this needs an account of ${tierName(minTier)} or higher; this account has tier ${account.tier}`,
+          {
+            extra: { required_tier: minTier },
+          },
+        );
+      }
+      accounts.set(request, account);
+    },
   };
 }
 

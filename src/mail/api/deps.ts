@@ -19,6 +19,8 @@ export interface MailAppDeps {
   databaseUrl: string;
   /** MAIL_SSE_PING_SECONDS. */
   ssePingSeconds: number;
+  /** MAIL_WAIT_MAX_SECONDS: the longest `timeout` of GET /api/v1/inboxes/{address}/wait. */
+  waitMaxSeconds: number;
   /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */
   httpLimits?: HttpLimits | undefined;
   /** METRICS_ALLOW: who may read `/metrics`; loopback and private networks when unset. */

@@ -1,28 +1,20 @@
-// Domains and anonymous inboxes: generate, read, stats, list, mark-all-read, clear. An address is
-// case-insensitive; an unknown or expired one is 404 on every route.
+// Domains and inboxes by address: generate, read, stats, list, mark-all-read, clear, delete. An address is
+// case-insensitive; an unknown or expired one, or a private one without its owner's credentials, is 404 on
+// every route (access.ts).
 import { v7 as uuidv7 } from 'uuid';
 import { invalid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { lookupName } from '../addresses.ts';
-import {
-  clearInbox,
-  domainFor,
-  inboxByAddress,
-  inboxStats,
-  insertInbox,
-  listDomains,
-  listMessagesJson,
-  markAllRead,
-} from '../store/index.ts';
+import { clearInbox, deleteInbox, domainFor, inboxByAddress, inboxStats, insertInbox, listDomains, markAllRead } from '../store/index.ts';
+import { currentMessageList } from '../stored-extraction.ts';
+import type { Access } from './access.ts';
 import type { MailAppDeps } from './deps.ts';
-import { namedDomain, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
-import { AddressParams, DEFAULT_LIST_SIZE, GenerateBody, ListQuery } from './schemas.ts';
+import { namedDomain, namespaceFor, placeInbox, requestedLocalPart, unknownDomain } from './placement.ts';
+import { AddressParams, DEFAULT_LIST_SIZE, GenerateBody, ListQuery, OPTIONAL_SECURITY } from './schemas.ts';
 import { domainView, inboxStatsView, inboxView } from './views.ts';
 
 const TAGS = ['inboxes'];
 
-export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
-  const notFound = (address: string) => new Problem('not_found', `no inbox ${address} (unknown, or expired)`);
-
+export function inboxesRoutes(deps: MailAppDeps, access: Access): RoutePlugin {
   return async (app) => {
     app.get(
       '/api/v1/domains/',
@@ -56,6 +48,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         }
         const { localPart, issue } = requestedLocalPart(requested);
         if (issue) throw invalid([issue]);
+        await namespaceFor(deps.pool, domain.name, localPart, null);
         const inbox = await placeInbox(domain.name, localPart, (address) =>
           insertInbox(deps.pool, { id: uuidv7(), address, domain: domain.name, ttlSeconds: deps.anonTtlSeconds }),
         );
@@ -70,15 +63,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'An inbox with its counters',
+          security: OPTIONAL_SECURITY,
           params: AddressParams,
           response: { 200: { $ref: 'Inbox' }, ...problemResponses(400, 404) },
         },
       },
       async (request) => {
         const address = lookupName(request.params.address);
-        const inbox = await inboxByAddress(deps.pool, address);
-        if (!inbox) throw notFound(address);
-        return inboxView(inbox);
+        return inboxView(await access.inbox(request, address, (viewer) => inboxByAddress(deps.pool, address, viewer)));
       },
     );
 
@@ -88,15 +80,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "An inbox's aggregate counters",
+          security: OPTIONAL_SECURITY,
           params: AddressParams,
           response: { 200: { $ref: 'InboxStats' }, ...problemResponses(400, 404) },
         },
       },
       async (request) => {
         const address = lookupName(request.params.address);
-        const stats = await inboxStats(deps.pool, address);
-        if (!stats) throw notFound(address);
-        return inboxStatsView(stats);
+        return inboxStatsView(await access.inbox(request, address, (viewer) => inboxStats(deps.pool, address, viewer)));
       },
     );
 
@@ -106,6 +97,7 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "An inbox's messages, newest first",
+          security: OPTIONAL_SECURITY,
           params: AddressParams,
           querystring: ListQuery,
           response: { 200: { $ref: 'MessageList' }, ...problemResponses(400, 404) },
@@ -113,8 +105,8 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
       },
       async (request, reply) => {
         const address = lookupName(request.params.address);
-        const json = await listMessagesJson(deps.pool, address, request.query.limit ?? DEFAULT_LIST_SIZE);
-        if (json === undefined) throw notFound(address);
+        const limit = request.query.limit ?? DEFAULT_LIST_SIZE;
+        const json = await access.inbox(request, address, (viewer) => currentMessageList(deps.pool, address, limit, viewer));
         // Already the response body (the MessageList schema documents it).
         return reply.type('application/json; charset=utf-8').send(json);
       },
@@ -126,13 +118,14 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Mark every message of the inbox read',
+          security: OPTIONAL_SECURITY,
           params: AddressParams,
           response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) },
         },
       },
       async (request, reply) => {
         const address = lookupName(request.params.address);
-        if (!(await markAllRead(deps.pool, address))) throw notFound(address);
+        await access.inbox(request, address, (viewer) => markAllRead(deps.pool, address, viewer));
         return reply.code(204).send(null);
       },
     );
@@ -143,13 +136,38 @@ export function inboxesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Delete every message of the inbox; the address stays',
+          security: OPTIONAL_SECURITY,
           params: AddressParams,
           response: { 204: { description: 'done', type: 'null' }, ...problemResponses(400, 404) },
         },
       },
       async (request, reply) => {
         const address = lookupName(request.params.address);
-        if (!(await clearInbox(deps.pool, address))) throw notFound(address);
+        await access.inbox(request, address, (viewer) => clearInbox(deps.pool, address, viewer));
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.delete(
+      '/api/v1/inboxes/:address',
+      {
+        schema: {
+          tags: TAGS,
+          summary: "Delete an inbox with its messages: an anonymous one by anyone, an account's by its owner only",
+          security: OPTIONAL_SECURITY,
+          params: AddressParams,
+          response: { 204: { description: 'deleted', type: 'null' }, ...problemResponses(400, 403, 404, 503) },
+        },
+      },
+      async (request, reply) => {
+        const address = lookupName(request.params.address);
+        const inbox = await access.liveInbox(request, address);
+        // A private inbox reached is its owner's already; an account's other inboxes are read by anyone but
+        // deleted by the owner alone.
+        if (inbox.accountId !== null && inbox.accountId !== (inbox.viewer ?? (await access.viewer(request)))) {
+          throw new Problem('forbidden', `${address} belongs to an account: only its JWT or API key may delete it`);
+        }
+        await deleteInbox(deps.pool, inbox.id);
         return reply.code(204).send(null);
       },
     );

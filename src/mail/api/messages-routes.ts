@@ -1,22 +1,21 @@
-// One message: read (marks it read), raw bytes, delete. A message of an expired inbox is gone (404).
+// One message: read (marks it read), raw bytes, code, links, delete. A message of an expired inbox is gone
+// (404), and so is one of a private inbox without its owner's credentials (access.ts).
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
+import { problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { deleteMessage, rawMessage, readMessage, type ExtractionRow } from '../store/index.ts';
-import { currentExtraction } from '../stored-extraction.ts';
+import { currentExtraction, withCurrentExtraction } from '../stored-extraction.ts';
+import type { Access } from './access.ts';
 import type { MailAppDeps } from './deps.ts';
-import { IdParams } from './schemas.ts';
+import { IdParams, OPTIONAL_SECURITY } from './schemas.ts';
 import { messageLinksView, messageOtpView, messageView } from './views.ts';
 
 const TAGS = ['messages'];
 
-export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
-  const notFound = (id: string) => new Problem('not_found', `no message ${id}`);
-
+export function messagesRoutes(deps: MailAppDeps, access: Access): RoutePlugin {
   /** The message's code and links, brought up to date with the current detectors. */
-  async function current(id: string): Promise<ExtractionRow> {
-    const message = isUuid(id) ? await currentExtraction(deps.pool, id.toLowerCase()) : undefined;
-    if (!message) throw notFound(id);
-    return message;
+  function current(request: FastifyRequest<{ Params: { id: string } }>): Promise<ExtractionRow> {
+    return access.message(request, request.params.id, (id, viewer) => currentExtraction(deps.pool, id, viewer));
   }
 
   return async (app) => {
@@ -26,16 +25,18 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'A whole message; marks it read',
+          security: OPTIONAL_SECURITY,
           params: IdParams,
           response: { 200: { $ref: 'Message' }, ...problemResponses(400, 404) },
         },
       },
-      async (request) => {
-        const { id } = request.params;
-        const message = isUuid(id) ? await readMessage(deps.pool, id.toLowerCase()) : undefined;
-        if (!message) throw notFound(id);
-        return messageView(message);
-      },
+      async (request) =>
+        messageView(
+          await access.message(request, request.params.id, async (id, viewer) => {
+            const message = await readMessage(deps.pool, id, viewer);
+            return message && withCurrentExtraction(deps.pool, message, viewer);
+          }),
+        ),
     );
 
     app.get(
@@ -44,6 +45,7 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'The message exactly as received',
+          security: OPTIONAL_SECURITY,
           params: IdParams,
           response: {
             200: {
@@ -56,8 +58,7 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
       },
       async (request, reply) => {
         const { id } = request.params;
-        const raw = isUuid(id) ? await rawMessage(deps.pool, id.toLowerCase()) : undefined;
-        if (!raw) throw notFound(id);
+        const raw = await access.message(request, id, (lower, viewer) => rawMessage(deps.pool, lower, viewer));
         return reply.type('application/rfc822').header('content-disposition', `attachment; filename="${id.toLowerCase()}.eml"`).send(raw);
       },
     );
@@ -68,11 +69,12 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "The message's one-time code; found is false when it has none",
+          security: OPTIONAL_SECURITY,
           params: IdParams,
           response: { 200: { $ref: 'MessageOtp' }, ...problemResponses(400, 404) },
         },
       },
-      async (request) => messageOtpView(await current(request.params.id)),
+      async (request) => messageOtpView(await current(request)),
     );
 
     app.get(
@@ -81,11 +83,12 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: "The message's http(s) links, anchors first, each once",
+          security: OPTIONAL_SECURITY,
           params: IdParams,
           response: { 200: { $ref: 'MessageLinks' }, ...problemResponses(400, 404) },
         },
       },
-      async (request) => messageLinksView(await current(request.params.id)),
+      async (request) => messageLinksView(await current(request)),
     );
 
     app.delete(
@@ -94,13 +97,13 @@ export function messagesRoutes(deps: MailAppDeps): RoutePlugin {
         schema: {
           tags: TAGS,
           summary: 'Delete a message',
+          security: OPTIONAL_SECURITY,
           params: IdParams,
           response: { 204: { description: 'deleted', type: 'null' }, ...problemResponses(400, 404) },
         },
       },
       async (request, reply) => {
-        const { id } = request.params;
-        if (!(isUuid(id) && (await deleteMessage(deps.pool, id.toLowerCase())))) throw notFound(id);
+        await access.message(request, request.params.id, (id, viewer) => deleteMessage(deps.pool, id, viewer));
         return reply.code(204).send(null);
       },
     );

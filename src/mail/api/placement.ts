@@ -1,9 +1,9 @@
 // What anonymous generation and programmatic creation share: the domain named in a body, the local part asked
-// for, and the insert that draws another random address while one is taken.
+// for, the namespace it may fall in, and the insert that draws another random address while one is taken.
 import { Problem, type ValidationIssue } from '../../platform/http/index.ts';
 import type { Queryable } from '../../platform/db/index.ts';
-import { lookupName, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
-import { domainFor, type DomainRow, type InboxRow } from '../store/index.ts';
+import { lookupName, namespaceOf, normaliseLocalPart, randomLocalPart } from '../addresses.ts';
+import { domainFor, namespaceClaim, type DomainRow, type InboxRow, type NamespaceClaim } from '../store/index.ts';
 
 const ATTEMPTS = 5;
 
@@ -26,6 +26,26 @@ export function requestedLocalPart(requested: string | undefined): { localPart?:
   const result = normaliseLocalPart(requested);
   if (!result.ok) return { issue: { path: '/local_part', location: 'body', message: `${JSON.stringify(requested)} ${result.reason}` } };
   return { localPart: result.localPart };
+}
+
+/**
+ * The claimed namespace a chosen local part falls in on the domain (`<name>.<anything>`): for its owner
+ * (`accountId`), the namespace the inbox joins; for anyone else (null: anonymous), 409, since mail to the
+ * address is the namespace's. A random local part has no dot, so it asks nothing.
+ */
+export async function namespaceFor(
+  db: Queryable,
+  domain: string,
+  localPart: string | undefined,
+  accountId: string | null,
+): Promise<NamespaceClaim | undefined> {
+  const name = localPart === undefined ? null : namespaceOf(localPart);
+  if (name === null) return undefined;
+  const claim = await namespaceClaim(db, domain, name);
+  if (claim && claim.accountId !== accountId) {
+    throw new Problem('conflict', `${localPart}@${domain} belongs to the namespace ${name}.*@${domain} of another account`);
+  }
+  return claim;
 }
 
 /**

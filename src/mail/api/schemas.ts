@@ -1,8 +1,9 @@
 // The mail API's request and response schemas: they validate requests and make the OpenAPI document.
 import { Type, type Static, type TSchema } from 'typebox';
+import { LINK_KINDS } from '../extract/index.ts';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 export const DomainSchema = Type.Object(
   {
@@ -35,6 +36,8 @@ export const InboxSchema = Type.Object(
     created_at: Timestamp,
     label: Nullable(Type.String()),
     webhook_url: Nullable(Type.String()),
+    private: Type.Boolean({ description: "readable only with its owner's JWT or API key" }),
+    namespace: Nullable(Type.String({ description: 'the name of the namespace it was made in' })),
   },
   { $id: 'Inbox' },
 );
@@ -62,18 +65,39 @@ const summaryProperties = {
   raw_size: Type.Integer({ description: 'bytes as received' }),
   link_count: Type.Integer(),
   attachment_count: Type.Integer(),
+  tag: Nullable(Type.String({ description: 'what followed + in the address it was sent to (name+tag@domain), lower-cased' })),
 };
 
 export const MessageSummarySchema = Type.Object(summaryProperties, { $id: 'MessageSummary' });
+
+export const LinkSchema = Type.Object(
+  {
+    index: Type.Integer({ description: 'its place among the links, from 0' }),
+    url: Type.String({ description: 'an http(s) URL as the mail has it, in WHATWG form' }),
+    text: Nullable(
+      Type.String({
+        maxLength: 200,
+        description:
+          "the anchor's text, whitespace collapsed (an image-only anchor's alt text); null for a URL of the text part or List-Unsubscribe",
+      }),
+    ),
+    kind: Type.Enum([...LINK_KINDS], {
+      description: 'what it is for: confirm an address, sign in, set a password anew, leave a list, join someone, or other',
+    }),
+  },
+  { $id: 'Link' },
+);
+/** A link in another schema: `$ref: Link` in the document, typed as the Link schema. */
+export const LinkRef = Type.Unsafe<Static<typeof LinkSchema>>(Type.Ref('Link'));
 export const MessageListSchema = Type.Array(Type.Ref('MessageSummary'), { $id: 'MessageList' });
 
 export const MessageSchema = Type.Object(
   {
     ...summaryProperties,
-    to_address: Type.String({ description: 'the inbox address this copy was delivered to' }),
+    to_address: Type.String({ description: 'the address this copy was delivered to, lower-cased (with its +tag, if any)' }),
     body_text: Nullable(Type.String()),
     body_html: Nullable(Type.String()),
-    links: Type.Array(Type.Object({ index: Type.Integer(), url: Type.String() })),
+    links: Type.Array(LinkRef, { description: "the HTML's anchors, then URLs of the text part, then List-Unsubscribe; each URL once" }),
     attachments: Type.Array(Type.Object({ filename: Nullable(Type.String()), size: Type.Integer(), content_type: Type.String() })),
     otp_detected: Nullable(Type.String()),
     headers: Type.Record(Type.String(), Type.String(), { description: 'lower-cased names; repeated headers joined with \\n' }),
@@ -95,7 +119,7 @@ export const MessageLinksSchema = Type.Object(
   {
     message_id: Type.String({ format: 'uuid' }),
     count: Type.Integer(),
-    links: Type.Array(Type.Object({ index: Type.Integer(), url: Type.String() })),
+    links: Type.Array(LinkRef),
   },
   { $id: 'MessageLinks' },
 );
@@ -114,14 +138,16 @@ export const ListQuery = Type.Object(
 
 /** Either credential, for each authenticated route's OpenAPI `security`. */
 export const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+/** The routes by address or id: anonymous, or the owner's credentials for a private inbox. */
+export const OPTIONAL_SECURITY: Record<string, string[]>[] = [{}, ...SECURITY];
 
 /**
  * A value or null as one JSON Schema type list: a wrong value then gets one error, where a union would report
  * one per branch ("must be >= 60", "must be null", "must match a schema in anyOf").
  */
-const OrNull = <T extends TSchema & { type: string }>(schema: T) =>
+export const OrNull = <T extends TSchema & { type: string }>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
-const Label = OrNull(Type.String({ maxLength: 200 }));
+export const Label = OrNull(Type.String({ maxLength: 200 }));
 
 export const CreateApiKeyBody = Type.Object(
   {
@@ -166,6 +192,9 @@ export const CreateInboxBody = Type.Object(
       OrNull(Type.Integer({ minimum: 60, maximum: 2_592_000, description: 'null: persistent; MAIL_ANON_TTL_SECONDS when omitted' })),
     ),
     webhook_url: Type.Optional(OrNull(Type.String({ maxLength: 2048, description: 'absolute http(s) URL told of each message' }))),
+    private: Type.Optional(
+      Type.Boolean({ description: "readable only with the owner's credentials; false when omitted (in a namespace: the namespace's)" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -188,6 +217,7 @@ export type MessageSummaryView = Static<typeof MessageSummarySchema>;
 export type MessageView = Static<typeof MessageSchema>;
 export type MessageOtpView = Static<typeof MessageOtpSchema>;
 export type MessageLinksView = Static<typeof MessageLinksSchema>;
+export type LinkView = Static<typeof LinkSchema>;
 export type CreatedApiKeyView = Static<typeof CreatedApiKeySchema>;
 export type ApiKeyView = Static<typeof ApiKeySchema>;
 export type CreatedInboxView = Static<typeof CreatedInboxSchema>;
@@ -199,6 +229,7 @@ export const MAIL_SCHEMAS = [
   InboxStatsSchema,
   MessageSummarySchema,
   MessageListSchema,
+  LinkSchema,
   MessageSchema,
   MessageOtpSchema,
   MessageLinksSchema,

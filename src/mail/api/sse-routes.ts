@@ -1,13 +1,13 @@
-// GET /api/v1/sse/inbox/{address}: a live inbox as Server-Sent Events. An unknown or expired inbox is a 404
-// problem before any stream; after that the response belongs to the hub until the client goes.
-import { Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
+// GET /api/v1/sse/inbox/{address}: a live inbox as Server-Sent Events. An unknown or expired inbox (or a private
+// one without its owner's credentials, sent as headers: read the stream with fetch, since EventSource sends
+// none) is a 404 problem before any stream; after that the response belongs to the hub until the client goes.
+import { problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { lookupName } from '../addresses.ts';
 import type { Hub } from '../realtime/index.ts';
-import { liveInbox } from '../store/index.ts';
-import type { MailAppDeps } from './deps.ts';
-import { AddressParams } from './schemas.ts';
+import type { Access } from './access.ts';
+import { AddressParams, OPTIONAL_SECURITY } from './schemas.ts';
 
-export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
+export function sseRoutes(access: Access, hub: Hub): RoutePlugin {
   return async (app) => {
     app.get(
       '/api/v1/sse/inbox/:address',
@@ -16,8 +16,9 @@ export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
           tags: ['events'],
           summary: 'Live events of an inbox (text/event-stream): connected, message (with id), ping',
           description:
-            'Events: `connected` {address}; `message` {type: "new_message", id, from, subject, has_otp} with `id:` the message id; ' +
+            'Events: `connected` {address}; `message` {type: "new_message", id, from, subject, has_otp, tag} with `id:` the message id; ' +
             '`ping` {ts} every MAIL_SSE_PING_SECONDS. Send `Last-Event-ID` to receive first the messages stored after that one.',
+          security: OPTIONAL_SECURITY,
           params: AddressParams,
           response: {
             200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
@@ -26,9 +27,7 @@ export function sseRoutes(deps: MailAppDeps, hub: Hub): RoutePlugin {
         },
       },
       async (request, reply) => {
-        const address = lookupName(request.params.address);
-        const inbox = await liveInbox(deps.pool, address);
-        if (!inbox) throw new Problem('not_found', `no inbox ${address} (unknown, or expired)`);
+        const inbox = await access.liveInbox(request, lookupName(request.params.address));
         reply.hijack();
         const res = reply.raw;
         res.writeHead(200, {

@@ -1,5 +1,16 @@
 // Rows as the API shows them (snake_case, ISO timestamps), each typed by the schema that documents it.
-import type { ApiKeyRow, DomainRow, ExtractionRow, InboxRow, InboxStats, MessageRow, MessageSummary } from '../store/index.ts';
+import type { Static } from 'typebox';
+import type {
+  ApiKeyRow,
+  DomainRow,
+  ExtractionRow,
+  InboxRow,
+  InboxStats,
+  MessageRow,
+  MessageSummary,
+  NamespaceRow,
+} from '../store/index.ts';
+import type { CreatedNamespaceView, NamespaceView } from './account-schemas.ts';
 import type {
   ApiKeyView,
   CreatedApiKeyView,
@@ -12,6 +23,9 @@ import type {
   MessageSummaryView,
   MessageView,
 } from './schemas.ts';
+import type { WaitMessageSchema } from './wait-schemas.ts';
+
+export type WaitMessageView = Omit<Static<typeof WaitMessageSchema>, 'message'> & { message: MessageView };
 
 export function domainView(d: DomainRow): DomainView {
   return { name: d.name, is_public: d.isPublic, tier_required: d.tierRequired };
@@ -28,6 +42,8 @@ export function inboxView(inbox: InboxRow): InboxView {
     created_at: inbox.createdAt.toISOString(),
     label: inbox.label,
     webhook_url: inbox.webhookUrl,
+    private: inbox.isPrivate,
+    namespace: inbox.namespace,
   };
 }
 
@@ -59,6 +75,7 @@ function summaryView(m: MessageSummary): MessageSummaryView {
     raw_size: m.rawSize,
     link_count: m.linkCount,
     attachment_count: m.attachmentCount,
+    tag: m.tag,
   };
 }
 
@@ -73,6 +90,16 @@ export function messageView(m: MessageRow): MessageView {
     otp_detected: m.otp,
     headers: m.headers,
   };
+}
+
+/** Kinds of links a person acts on: a wait answers with the first of them when it names no `link_kind`. */
+const ACTION_KINDS: readonly string[] = ['verify', 'magic_link', 'reset', 'invite'];
+
+/** A wait's answer with a message: the message as GET /api/v1/messages/{id} shows it, its code, the link to follow. */
+export function waitMessageView(m: MessageRow, linkKind: string | undefined): WaitMessageView {
+  const message = messageView(m);
+  const link = message.links.find((l) => (linkKind === undefined ? ACTION_KINDS.includes(l.kind) : l.kind === linkKind));
+  return { status: 'message', cursor: m.id, message, otp: m.otp, link: link ?? null };
 }
 
 /** No code is an answer too: `found` false, never a 404. */
@@ -100,4 +127,24 @@ export function apiKeyView(key: ApiKeyRow): ApiKeyView {
 /** A new key with its plaintext: shown in this answer only. */
 export function createdApiKeyView(key: ApiKeyRow, plaintext: string): CreatedApiKeyView {
   return { id: key.id, key_prefix: key.keyPrefix, label: key.label, plaintext, expires_at: key.expiresAt.toISOString() };
+}
+
+export function namespaceView(n: NamespaceRow): NamespaceView {
+  return {
+    id: n.id,
+    name: n.name,
+    domain: n.domain,
+    address_pattern: `${n.name}.*@${n.domain}`,
+    private: n.isPrivate,
+    inbox_ttl_seconds: n.inboxTtlSeconds,
+    label: n.label,
+    webhook_url: n.webhookUrl,
+    inbox_count: n.inboxCount,
+    created_at: n.createdAt.toISOString(),
+  };
+}
+
+/** A new namespace with its webhook's secret: shown in this answer only. */
+export function createdNamespaceView(n: NamespaceRow, webhookSecret: string | null): CreatedNamespaceView {
+  return { ...namespaceView(n), webhook_secret: webhookSecret };
 }

@@ -1,41 +1,52 @@
-// What a message says beyond its fields: its one-time code and its links, found at delivery.
-import { extractLinks, type Link } from './links.ts';
+// What a message says beyond its fields: its one-time code and its links, found at delivery, and when a stored
+// finding is out of date.
+import { LINK_KINDS, type LinkKind } from './link-kinds.ts';
+import { extractLinks, LINKS_VERSION, type Link, type LinksInput } from './links.ts';
 import { detectOtp, OTP_DETECTOR_VERSION, type OtpInput } from './otp.ts';
 
-export { detectOtp, extractLinks, OTP_DETECTOR_VERSION, type Link };
+export { detectOtp, extractLinks, LINK_KINDS, LINKS_VERSION, OTP_DETECTOR_VERSION, type Link, type LinkKind, type LinksInput };
 
-interface Extracted {
+/** A message as extraction reads it: the stored text (for the code) and, for links, the text the sender wrote. */
+export type ExtractInput = OtpInput & LinksInput;
+
+export interface Extracted {
   otp: string | null;
   otpVersion: number;
   links: Link[];
+  linksVersion: number;
 }
 
-export function extract(message: OtpInput): Extracted {
-  return { otp: detectOtp(message), otpVersion: OTP_DETECTOR_VERSION, links: extractLinks(message.html, message.text) };
+export function extract(message: ExtractInput): Extracted {
+  return { otp: detectOtp(message), otpVersion: OTP_DETECTOR_VERSION, links: extractLinks(message), linksVersion: LINKS_VERSION };
 }
 
-/** A stored message: the parts extraction reads, and what it found then (links null: stored before links were kept). */
-export interface StoredExtraction {
+/** What a stored message's findings were made by (links null: stored before links were kept). */
+export interface StoredFindings {
+  otp: string | null;
+  otpVersion: number;
+  links: unknown[] | null;
+  linksVersion: number;
+}
+
+/** An older detector found no code in it (a code found stays found). */
+export function otpStale(m: StoredFindings): boolean {
+  return m.otp === null && m.otpVersion < OTP_DETECTOR_VERSION;
+}
+
+/** Its links were found by an older extractor, or not kept at all. */
+export function linksStale(m: StoredFindings): boolean {
+  return m.links === null || m.linksVersion < LINKS_VERSION;
+}
+
+/** Whether reading the message should look at it again. */
+export function isStale(m: StoredFindings): boolean {
+  return otpStale(m) || linksStale(m);
+}
+
+/** A stored message: the parts extraction reads, and what it found then. */
+export interface StoredExtraction extends StoredFindings {
   subject: string;
   bodyText: string | null;
   bodyHtml: string | null;
-  otp: string | null;
-  otpVersion: number;
   links: Link[] | null;
-}
-
-/**
- * What the current detectors find in a stored message, or undefined when its stored finding stands. A message
- * an older detector found no code in is looked at again (one with a code keeps it), and one stored before
- * links were kept gets its links.
- */
-export function reextract(message: StoredExtraction): Extracted | undefined {
-  const stale = message.otp === null && message.otpVersion < OTP_DETECTOR_VERSION;
-  if (!stale && message.links !== null) return undefined;
-  const input = { subject: message.subject, text: message.bodyText, html: message.bodyHtml };
-  return {
-    otp: stale ? detectOtp(input) : message.otp,
-    otpVersion: stale ? OTP_DETECTOR_VERSION : message.otpVersion,
-    links: message.links ?? extractLinks(input.html, input.text),
-  };
 }

@@ -116,7 +116,7 @@ export class Subscriber {
   private send(event: MessageEvent): void {
     this.sent.add(event.id);
     if (this.sent.size > REMEMBERED_IDS) this.sent.delete(this.sent.values().next().value!);
-    const data = { type: 'new_message', id: event.id, from: event.from, subject: event.subject, has_otp: event.hasOtp };
+    const data = { type: 'new_message', id: event.id, from: event.from, subject: event.subject, has_otp: event.hasOtp, tag: event.tag };
     this.write(`id: ${event.id}\nevent: message\ndata: ${JSON.stringify(data)}\n\n`);
   }
 

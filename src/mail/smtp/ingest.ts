@@ -14,13 +14,22 @@ import { parseMessage } from './parse.ts';
 
 export interface Envelope {
   from: string;
-  /** Live inboxes at RCPT time, one entry per inbox (and whether it has a webhook). */
-  recipients: { address: string; inboxId: string; webhook: boolean }[];
+  /** Live inboxes at RCPT time, one entry per inbox (whether it has a webhook, and the tag it was named with). */
+  recipients: Recipient[];
+}
+
+export type Recipient = { address: string; inboxId: string; webhook: boolean; tag: string | null };
+
+export interface Stored {
+  /** The stored message ids. */
+  ids: string[];
+  /** Recipients whose inbox was deleted since RCPT: nothing was stored for them. */
+  lost: Recipient[];
 }
 
 export interface Ingest {
-  /** Resolves with the stored message ids once committed; rejects when nothing could be committed. */
-  store(envelope: Envelope, raw: Buffer): Promise<string[]>;
+  /** Resolves once committed; rejects when nothing could be committed. */
+  store(envelope: Envelope, raw: Buffer): Promise<Stored>;
 }
 
 /** Writes in flight at once: one more than one, so a message need not wait for a whole batch before its own. */
@@ -31,9 +40,10 @@ const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
 interface Pending {
   messages: NewMessage[];
+  recipients: Recipient[];
   /** A recipient inbox has a webhook: its delivery is enqueued in the same transaction. */
   webhook: boolean;
-  resolve(ids: string[]): void;
+  resolve(stored: Stored): void;
   reject(err: unknown): void;
 }
 
@@ -79,7 +89,12 @@ export function createIngest(pool: Pool, log: Logger, queue: Queue | undefined):
         : await insertMessages(pool, messages);
     messagesStored.inc(rows.length);
     const stored = new Set(rows.map((r) => r.id));
-    for (const p of batch) p.resolve(p.messages.map((m) => m.id).filter((id) => stored.has(id)));
+    for (const p of batch) {
+      p.resolve({
+        ids: p.messages.map((m) => m.id).filter((id) => stored.has(id)),
+        lost: p.recipients.filter((_, k) => !stored.has(p.messages[k]!.id)),
+      });
+    }
   }
 
   function takeBatch(): Pending[] {
@@ -99,8 +114,8 @@ export function createIngest(pool: Pool, log: Logger, queue: Queue | undefined):
 
   return {
     async store(envelope, raw) {
-      const parsed = await parseMessage(raw);
-      const found = extract({ subject: parsed.subject, text: parsed.bodyText, html: parsed.bodyHtml });
+      const { plainText, ...parsed } = await parseMessage(raw);
+      const found = extract({ subject: parsed.subject, text: parsed.bodyText, html: parsed.bodyHtml, plainText, headers: parsed.headers });
       const messages: NewMessage[] = envelope.recipients.map((r) => ({
         id: uuidv7(),
         inboxId: r.inboxId,
@@ -109,9 +124,10 @@ export function createIngest(pool: Pool, log: Logger, queue: Queue | undefined):
         ...parsed,
         ...found,
         raw,
+        tag: r.tag,
       }));
-      return new Promise<string[]>((resolve, reject) => {
-        waiting.push({ messages, webhook: envelope.recipients.some((r) => r.webhook), resolve, reject });
+      return new Promise<Stored>((resolve, reject) => {
+        waiting.push({ messages, recipients: envelope.recipients, webhook: envelope.recipients.some((r) => r.webhook), resolve, reject });
         pump();
       });
     },

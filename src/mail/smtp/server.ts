@@ -7,8 +7,8 @@ import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { lookupName } from '../addresses.ts';
 import { smtpDataDuration, smtpReplyCounter, smtpSessions } from '../metrics.ts';
-import { createIngest, type Envelope } from './ingest.ts';
-import { createRecipientLookup } from './recipients.ts';
+import { createIngest, type Ingest, type Recipient } from './ingest.ts';
+import { createRecipientLookup, type RecipientLookup } from './recipients.ts';
 
 export interface SmtpOptions {
   pool: Pool;
@@ -46,7 +46,7 @@ function reply(code: number, message: string): Error {
 }
 
 /** Inboxes accepted at RCPT time, kept on the session until DATA. */
-const accepted = new WeakMap<SMTPServerSession, Map<string, Envelope['recipients'][number]>>();
+const accepted = new WeakMap<SMTPServerSession, Map<string, Recipient>>();
 
 export function createSmtpServer(options: SmtpOptions): SMTPServer {
   const { pool, log } = options;
@@ -76,7 +76,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
 
     onRcptTo(address: SMTPServerAddress, session, callback) {
       const lower = lookupName(address.address);
-      lookup(lower).then(
+      lookup.find(lower).then(
         (found) => {
           if (found.kind === 'foreign') return callback(reply(550, '5.7.1 Relaying denied: not a domain of this server'));
           if (found.kind === 'unknown') return callback(reply(550, '5.1.1 No such inbox here (unknown or expired)'));
@@ -85,7 +85,9 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
             inboxes = new Map();
             accepted.set(session, inboxes);
           }
-          inboxes.set(found.inboxId, { address: lower, inboxId: found.inboxId, webhook: found.webhook });
+          // One copy per inbox, however many of its (tagged) addresses are named: the first one's tag.
+          if (!inboxes.has(found.inboxId))
+            inboxes.set(found.inboxId, { address: lower, inboxId: found.inboxId, webhook: found.webhook, tag: found.tag });
           callback();
         },
         (err: unknown) => {
@@ -110,7 +112,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
         if (stream.sizeExceeded) return callback(reply(552, '5.3.4 Message exceeds the size limit'));
         const recipients = [...(accepted.get(session)?.values() ?? [])];
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        ingest.store({ from, recipients }, Buffer.concat(chunks)).then(
+        storeOnce(ingest, lookup, { from, recipients }, Buffer.concat(chunks)).then(
           (ids) => {
             timer();
             callback(null, `2.0.0 Ok: stored ${ids.length} ${ids.length === 1 ? 'copy' : 'copies'}`);
@@ -124,6 +126,38 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
   server.server.on('connection', () => smtpSessions.inc());
   limitSessions(server, options.maxSessionMs ?? SMTP_LIMIT_DEFAULTS.maxSessionMs);
   return server;
+}
+
+/**
+ * Stores the message; recipients whose remembered inbox was deleted since are looked up afresh, and those that
+ * now name another live inbox (the address was given to a new one) get their copy there. Resolves with the
+ * stored ids.
+ */
+async function storeOnce(
+  ingest: Ingest,
+  lookup: RecipientLookup,
+  envelope: { from: string; recipients: Recipient[] },
+  raw: Buffer,
+): Promise<string[]> {
+  const { ids, lost } = await ingest.store(envelope, raw);
+  if (lost.length === 0) return ids;
+  const taken = new Set(envelope.recipients.map((r) => r.inboxId));
+  const again = new Map<string, Recipient>();
+  try {
+    for (const r of lost) {
+      lookup.forget(r.address);
+      const found = await lookup.find(r.address);
+      if (found.kind === 'inbox' && !taken.has(found.inboxId) && !again.has(found.inboxId)) {
+        again.set(found.inboxId, { ...r, inboxId: found.inboxId, webhook: found.webhook, tag: found.tag });
+      }
+    }
+    if (again.size === 0) return ids;
+    const retried = await ingest.store({ from: envelope.from, recipients: [...again.values()] }, raw);
+    return [...ids, ...retried.ids];
+  } catch {
+    // The first copies are committed: a 451 now would have the sender deliver them twice.
+    return ids;
+  }
 }
 
 /**

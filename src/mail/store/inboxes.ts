@@ -1,7 +1,7 @@
-// Inboxes: made anonymously or by an account, looked up by address (the API, RCPT, live streams), their
-// webhooks, and the sweep of expired ones.
+// Inboxes: made anonymously or by an account, looked up by address (the API, live streams), listed by their
+// account, deleted, their webhooks, and the sweep of expired ones. RCPT lookups are recipients.ts.
 import type { Queryable } from '../../platform/db/index.ts';
-import { LIVE } from './live.ts';
+import { LIVE, visibleTo } from './live.ts';
 
 export interface InboxRow {
   id: string;
@@ -13,6 +13,11 @@ export interface InboxRow {
   webhookUrl: string | null;
   messageCount: number;
   unreadCount: number;
+  /** null: anonymous. */
+  accountId: string | null;
+  isPrivate: boolean;
+  /** The name of the namespace the inbox was made in, if any. */
+  namespace: string | null;
 }
 
 export interface NewInbox {
@@ -29,13 +34,21 @@ export interface NewAccountInbox extends NewInbox {
   webhookUrl: string | null;
   /** Kept as is: webhooks are signed with it. */
   webhookSecret: string | null;
+  isPrivate: boolean;
+  /** The owner's namespace the address belongs to, if any. */
+  namespaceId: string | null;
 }
 
-const INBOX_COLUMNS = `i.id, i.address, i.domain, i.created_at AS "createdAt", i.expires_at AS "expiresAt", i.label,
-  i.webhook_url AS "webhookUrl"`;
+export const INBOX_COLUMNS = `i.id, i.address, i.domain, i.created_at AS "createdAt", i.expires_at AS "expiresAt", i.label,
+  i.webhook_url AS "webhookUrl", i.account_id AS "accountId", i.is_private AS "isPrivate",
+  (SELECT n.name FROM mail_namespaces n WHERE n.id = i.namespace_id) AS namespace`;
+
+/** The counters of an inbox row `i`, counted from its messages. */
+export const INBOX_COUNTERS = `(SELECT count(*)::int FROM messages m WHERE m.inbox_id = i.id) AS "messageCount",
+  (SELECT count(*)::int FROM messages m WHERE m.inbox_id = i.id AND NOT m.is_read) AS "unreadCount"`;
 
 /** An expired inbox still holding the address is deleted, with its messages: the address is free the moment it expired. */
-async function freeAddress(db: Queryable, address: string): Promise<void> {
+export async function freeAddress(db: Queryable, address: string): Promise<void> {
   await db.query({
     name: 'mail.inboxes.freeAddress',
     text: 'DELETE FROM inboxes WHERE address = $1 AND expires_at <= now()',
@@ -56,29 +69,37 @@ export async function insertInbox(db: Queryable, inbox: NewInbox): Promise<Inbox
   return rows[0];
 }
 
-/** A programmatic inbox: as `insertInbox`, with its account, label and webhook. */
+/** A programmatic inbox: as `insertInbox`, with its account, label, webhook, privacy and namespace. */
 export async function insertAccountInbox(db: Queryable, inbox: NewAccountInbox): Promise<InboxRow | undefined> {
   await freeAddress(db, inbox.address);
   const { rows } = await db.query<InboxRow>({
     name: 'mail.inboxes.insertAccountInbox',
-    text: `INSERT INTO inboxes AS i (id, address, domain, expires_at, account_id, label, webhook_url, webhook_secret)
-      VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6, $7, $8)
+    text: `INSERT INTO inboxes AS i (id, address, domain, expires_at, account_id, label, webhook_url, webhook_secret, is_private, namespace_id)
+      VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6, $7, $8, $9, $10)
       ON CONFLICT (address) DO NOTHING
       RETURNING ${INBOX_COLUMNS}, 0 AS "messageCount", 0 AS "unreadCount"`,
-    values: [inbox.id, inbox.address, inbox.domain, inbox.ttlSeconds, inbox.accountId, inbox.label, inbox.webhookUrl, inbox.webhookSecret],
+    values: [
+      inbox.id,
+      inbox.address,
+      inbox.domain,
+      inbox.ttlSeconds,
+      inbox.accountId,
+      inbox.label,
+      inbox.webhookUrl,
+      inbox.webhookSecret,
+      inbox.isPrivate,
+      inbox.namespaceId,
+    ],
   });
   return rows[0];
 }
 
-/** A live inbox with its counters, counted from its messages. */
-export async function inboxByAddress(db: Queryable, address: string): Promise<InboxRow | undefined> {
+/** A live inbox `viewer` may see (live.ts, `visibleTo`), with its counters. */
+export async function inboxByAddress(db: Queryable, address: string, viewer: string | null): Promise<InboxRow | undefined> {
   const { rows } = await db.query<InboxRow>({
     name: 'mail.inboxes.inboxByAddress',
-    text: `SELECT ${INBOX_COLUMNS},
-        (SELECT count(*)::int FROM messages m WHERE m.inbox_id = i.id) AS "messageCount",
-        (SELECT count(*)::int FROM messages m WHERE m.inbox_id = i.id AND NOT m.is_read) AS "unreadCount"
-      FROM inboxes i WHERE i.address = $1 AND ${LIVE}`,
-    values: [address],
+    text: `SELECT ${INBOX_COLUMNS}, ${INBOX_COUNTERS} FROM inboxes i WHERE i.address = $1 AND ${LIVE} AND ${visibleTo('$2')}`,
+    values: [address, viewer],
   });
   return rows[0];
 }
@@ -93,15 +114,15 @@ export interface InboxStats {
   lastReceivedAt: Date | null;
 }
 
-export async function inboxStats(db: Queryable, address: string): Promise<InboxStats | undefined> {
+export async function inboxStats(db: Queryable, address: string, viewer: string | null): Promise<InboxStats | undefined> {
   const { rows } = await db.query<InboxStats>({
     name: 'mail.inboxes.inboxStats',
     text: `SELECT i.address, count(m.id)::int AS "messageCount", count(m.id) FILTER (WHERE NOT m.is_read)::int AS "unreadCount",
         count(m.otp)::int AS "otpCount", coalesce(sum(m.raw_size), 0)::bigint::float8 AS "totalBytes",
         coalesce(sum(m.attachment_count), 0)::int AS "attachmentCount", max(m.received_at) AS "lastReceivedAt"
       FROM inboxes i LEFT JOIN messages m ON m.inbox_id = i.id
-      WHERE i.address = $1 AND ${LIVE} GROUP BY i.id`,
-    values: [address],
+      WHERE i.address = $1 AND ${LIVE} AND ${visibleTo('$2')} GROUP BY i.id`,
+    values: [address, viewer],
   });
   return rows[0];
 }
@@ -110,34 +131,58 @@ export interface LiveInbox {
   id: string;
   address: string;
   expiresAt: Date | null;
+  /** null: anonymous. */
+  accountId: string | null;
+  isPrivate: boolean;
 }
 
-/** The live inbox at an address, without its counters (a subscription needs only where and until when). */
-export async function liveInbox(db: Queryable, address: string): Promise<LiveInbox | undefined> {
+/**
+ * The live inbox at an address that `viewer` may see, without its counters (a subscription needs only where
+ * and until when; a delete, whose it is).
+ */
+export async function liveInbox(db: Queryable, address: string, viewer: string | null): Promise<LiveInbox | undefined> {
   const { rows } = await db.query<LiveInbox>({
     name: 'mail.inboxes.liveInbox',
-    text: `SELECT i.id, i.address, i.expires_at AS "expiresAt" FROM inboxes i WHERE i.address = $1 AND ${LIVE}`,
-    values: [address],
+    text: `SELECT i.id, i.address, i.expires_at AS "expiresAt", i.account_id AS "accountId", i.is_private AS "isPrivate"
+      FROM inboxes i WHERE i.address = $1 AND ${LIVE} AND ${visibleTo('$2')}`,
+    values: [address, viewer],
   });
   return rows[0];
 }
 
-export type Recipient =
-  | { kind: 'foreign' }
-  | { kind: 'unknown' }
-  | { kind: 'inbox'; inboxId: string; expiresAt: Date | null; webhook: boolean };
+/** Where a page of an account's inboxes ends: `created_at` in microseconds since 1970 (as text), and the id. */
+export interface InboxPosition {
+  micros: string;
+  id: string;
+}
 
-/** What an RCPT TO address is to us: another domain's, an unknown (or expired) inbox of ours, or a live inbox. */
-export async function recipient(db: Queryable, address: string, domain: string): Promise<Recipient> {
-  const { rows } = await db.query<{ inboxId: string | null; expiresAt: Date | null; webhook: boolean }>({
-    name: 'mail.inboxes.recipient',
-    text: `SELECT i.id AS "inboxId", i.expires_at AS "expiresAt", i.webhook_url IS NOT NULL AS webhook FROM mail_domains d
-      LEFT JOIN inboxes i ON i.address = $1 AND ${LIVE} WHERE d.name = $2`,
-    values: [address, domain],
+/**
+ * An account's live inboxes, newest first, from after `after` (keyset: none is repeated or skipped while
+ * paging), only those of the namespace named `namespace` when given; each with its position.
+ */
+export async function listAccountInboxes(
+  db: Queryable,
+  accountId: string,
+  page: { limit: number; after: InboxPosition | null; namespace: string | null },
+): Promise<(InboxRow & { position: InboxPosition })[]> {
+  const { rows } = await db.query<InboxRow & { micros: string }>({
+    name: 'mail.inboxes.listAccountInboxes',
+    text: `SELECT ${INBOX_COLUMNS}, ${INBOX_COUNTERS},
+        (extract(epoch FROM i.created_at) * 1000000)::bigint::text AS micros
+      FROM inboxes i
+      WHERE i.account_id = $1 AND ${LIVE}
+        AND ($2::bigint IS NULL OR (i.created_at, i.id) < (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::uuid))
+        AND ($4::text IS NULL OR i.namespace_id IN (SELECT n.id FROM mail_namespaces n WHERE n.account_id = $1 AND n.name = $4))
+      ORDER BY i.created_at DESC, i.id DESC LIMIT $5`,
+    values: [accountId, page.after?.micros ?? null, page.after?.id ?? null, page.namespace, page.limit],
   });
-  const row = rows[0];
-  if (!row) return { kind: 'foreign' };
-  return row.inboxId ? { kind: 'inbox', inboxId: row.inboxId, expiresAt: row.expiresAt, webhook: row.webhook } : { kind: 'unknown' };
+  return rows.map(({ micros, ...inbox }) => ({ ...inbox, position: { micros, id: inbox.id } }));
+}
+
+/** Deletes an inbox with its messages (whatever its state); false when it is gone already. */
+export async function deleteInbox(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query({ name: 'mail.inboxes.deleteInbox', text: 'DELETE FROM inboxes WHERE id = $1', values: [id] });
+  return rowCount === 1;
 }
 
 export interface WebhookInbox {

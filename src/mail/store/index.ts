@@ -3,20 +3,30 @@
 export { activeApiKey, insertApiKey, listApiKeys, recordAccount, revokeApiKey, touchApiKey, type ApiKeyRow } from './accounts.ts';
 export { domainFor, ensureDomains, listDomains, putDomain, type DomainRow } from './domains.ts';
 export {
+  deleteInbox,
   inboxByAddress,
   inboxStats,
   insertAccountInbox,
   insertInbox,
+  listAccountInboxes,
   liveInbox,
-  recipient,
   sweepExpired,
   webhookInboxes,
   webhookSecrets,
+  type InboxPosition,
   type InboxRow,
   type InboxStats,
   type LiveInbox,
-  type Recipient,
 } from './inboxes.ts';
+export { recipient, type Recipient, type RecipientQuery } from './recipients.ts';
+export {
+  deleteNamespace,
+  insertNamespace,
+  listNamespaces,
+  namespaceClaim,
+  type NamespaceClaim,
+  type NamespaceRow,
+} from './namespaces.ts';
 export {
   clearInbox,
   deleteMessage,
@@ -30,7 +40,9 @@ export {
   storeExtraction,
   type ExtractionRow,
   type MessageEvent,
+  type MessageListPage,
   type MessageRow,
   type MessageSummary,
 } from './messages.ts';
 export { insertMessages, MESSAGE_CHANNEL, type NewMessage } from './messages-insert.ts';
+export { newestMessageIds, peekMessages, waitCandidates, waitCandidatesAfter, type WaitCandidate } from './messages-wait.ts';

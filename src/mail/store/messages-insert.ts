@@ -21,7 +21,10 @@ export interface NewMessage {
   otp: string | null;
   otpVersion: number;
   links: Link[];
+  linksVersion: number;
   raw: Buffer;
+  /** What followed `+` in the address it was sent to (lower-cased); null: none. */
+  tag: string | null;
 }
 
 export interface StoredMessage {
@@ -44,7 +47,9 @@ const MESSAGE_COLUMNS = [
   ['otp', 'text'],
   ['otp_version', 'smallint'],
   ['links', 'jsonb'],
+  ['links_version', 'smallint'],
   ['raw', 'bytea'],
+  ['tag', 'text'],
 ] as const;
 
 /** The NOTIFY channel of stored messages; payload `<inbox id> <message id>` pairs joined by commas. */
@@ -101,7 +106,9 @@ export async function insertMessages(db: Queryable, messages: readonly NewMessag
     m.otp,
     m.otpVersion,
     JSON.stringify(m.links),
+    m.linksVersion,
     m.raw,
+    m.tag,
   ]);
   const { rows } = await db.query<StoredMessage>({
     name: `mail.messages.insertMessages.${messages.length}`,

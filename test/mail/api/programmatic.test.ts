@@ -105,6 +105,8 @@ describe('POST /api/v1/inboxes: fields', () => {
       'inbox_expires_at',
       'label',
       'message_count',
+      'namespace',
+      'private',
       'unread_count',
       'webhook_secret',
       'webhook_url',
@@ -226,6 +228,7 @@ describe('/openapi.json', () => {
       'domain',
       'label',
       'local_part',
+      'private',
       'ttl_seconds',
       'webhook_url',
     ]);

@@ -1,20 +1,25 @@
-// Links as /links reports them: anchors of the HTML in document order, then URLs written in the text, each once.
+// Links as /links reports them: anchors of the HTML in document order, then URLs written in a real text part,
+// then List-Unsubscribe, each once; where a URL in text ends (docs/links.md); the text and kind of each link.
 import { describe, expect, it } from 'vitest';
 import { extractLinks } from '../../../src/mail/extract/index.ts';
 import { useMail } from '../../helpers/mail.ts';
 
-const urls = (html: string | null, text: string | null) => extractLinks(html, text).map((l) => l.url);
+const links = (html: string | null, plainText: string | null, headers: Record<string, string> = {}) =>
+  extractLinks({ html, plainText, headers });
+const urls = (html: string | null, plainText: string | null) => links(html, plainText).map((l) => l.url);
 
-describe('extractLinks', () => {
-  it('takes anchors in document order, indexed from 0', () => {
-    expect(extractLinks('<p><a href="https://a.example/1">one</a> <A HREF="http://b.example/2">two</A></p>', null)).toEqual([
-      { index: 0, url: 'https://a.example/1' },
-      { index: 1, url: 'http://b.example/2' },
+describe('extractLinks: anchors', () => {
+  it('takes anchors in document order, indexed from 0, with their text', () => {
+    expect(links('<p><a href="https://a.example/1">one</a> <A HREF="http://b.example/2">  two\n  words </A></p>', null)).toEqual([
+      { index: 0, url: 'https://a.example/1', text: 'one', kind: 'other' },
+      { index: 1, url: 'http://b.example/2', text: 'two words', kind: 'other' },
     ]);
   });
 
-  it('decodes HTML entities in href (&amp; is &)', () => {
-    expect(urls('<a href="https://x.example/confirm?a=1&amp;b=2&#38;c=3">go</a>', null)).toEqual(['https://x.example/confirm?a=1&b=2&c=3']);
+  it('decodes HTML entities in href (&amp; is &) and in the text', () => {
+    expect(links('<a href="https://x.example/confirm?a=1&amp;b=2&#38;c=3">Caf&eacute; &amp; more</a>', null)).toEqual([
+      { index: 0, url: 'https://x.example/confirm?a=1&b=2&c=3', text: 'Café & more', kind: 'verify' },
+    ]);
   });
 
   it('ignores mailto:, javascript:, tel:, relative links and fragments', () => {
@@ -23,15 +28,25 @@ describe('extractLinks', () => {
     expect(urls(html, 'write to mailto:a@example.org or javascript:alert(1)')).toEqual([]);
   });
 
-  it('finds bare URLs in text without the punctuation that ends a sentence or a bracket', () => {
-    const text =
-      'Confirm at https://x.example/c?t=abc123. Or (https://y.example/p) or <https://z.example/q>, see https://en.example/wiki/Foo_(bar).';
-    expect(urls(null, text)).toEqual([
-      'https://x.example/c?t=abc123',
-      'https://y.example/p',
-      'https://z.example/q',
-      'https://en.example/wiki/Foo_(bar)',
+  it('names an image-only anchor by its alt text; an image outside an anchor is no link', () => {
+    const html =
+      '<a href="https://shop.example/app"><img src="https://cdn.example/badge.png" alt="Get the app"></a>' +
+      '<img src="https://cdn.example/logo.png" alt="Logo"><a href="https://x.example/social"><img src="https://cdn.example/x.png"></a>';
+    expect(links(html, null)).toEqual([
+      { index: 0, url: 'https://shop.example/app', text: 'Get the app', kind: 'other' },
+      { index: 1, url: 'https://x.example/social', text: null, kind: 'other' },
     ]);
+  });
+
+  it('reads the text of nested inline elements, not of style or script, and cuts it at 200 characters', () => {
+    const long = 'word '.repeat(100);
+    const [nested, cut] = links(
+      `<style>a{color:red}</style><a href="https://x.example/v"><span><b>Verify</b> <i>your</i></span>\n<u>e&#8209;mail</u><style>.x{}</style></a><a href="https://x.example/l">${long}</a>`,
+      null,
+    );
+    expect(nested).toMatchObject({ text: 'Verify your e\u2011mail', kind: 'verify' });
+    expect(cut!.text!.length).toBeLessThanOrEqual(200);
+    expect(cut!.text!.startsWith('word word')).toBe(true);
   });
 
   it('lists a link once, comparing normalised forms; tracking wrappers are kept as they are', () => {
@@ -48,6 +63,48 @@ describe('extractLinks', () => {
       'https://b.example/',
       'https://a.example/',
     ]);
+  });
+
+  it('adds the http(s) URLs of List-Unsubscribe last, as unsubscribe links, each once', () => {
+    const headers = {
+      'list-unsubscribe': '<mailto:leave@x.example?subject=unsubscribe>,\n <https://x.example/u?id=1>, <https://x.example/a>',
+    };
+    expect(links('<a href="https://x.example/a">Preferences</a>', null, headers)).toEqual([
+      { index: 0, url: 'https://x.example/a', text: 'Preferences', kind: 'unsubscribe' },
+      { index: 1, url: 'https://x.example/u?id=1', text: null, kind: 'unsubscribe' },
+    ]);
+  });
+});
+
+describe('extractLinks: URLs in a text part (RFC 3986 ends them)', () => {
+  const cases: [string, string[]][] = [
+    [
+      'Confirm at https://x.example/c?t=abc123. Or (https://y.example/p) or <https://z.example/q>, see https://en.example/wiki/Foo_(bar).',
+      ['https://x.example/c?t=abc123', 'https://y.example/p', 'https://z.example/q', 'https://en.example/wiki/Foo_(bar)'],
+    ],
+    ['こちら (https://shop.example/stop?mid=abc)から', ['https://shop.example/stop?mid=abc']],
+    ['点击 (https://shop.example/stop?mid=abc)。谢谢', ['https://shop.example/stop?mid=abc']],
+    ['여기 (https://shop.example/stop?mid=abc)를 클릭', ['https://shop.example/stop?mid=abc']],
+    [
+      'URL：https://x.example/a、https://x.example/b」です（https://x.example/c）',
+      ['https://x.example/a', 'https://x.example/b', 'https://x.example/c'],
+    ],
+    ['[https://cdn.example/badge.png]https://shop.example/app', ['https://cdn.example/badge.png', 'https://shop.example/app']],
+    ['IPv6: https://[2001:db8::1]:8080/a]b and http://user@[::1]/x.', ['https://[2001:db8::1]:8080/a', 'http://user@[::1]/x']],
+    [
+      '«https://x.example/g» — https://x.example/h; ‏https://x.example/heb‏ https://x.example/ar، و',
+      ['https://x.example/g', 'https://x.example/h', 'https://x.example/heb', 'https://x.example/ar'],
+    ],
+    ['Umlaut path https://bücher.example/straße ok', ['https://xn--bcher-kva.example/stra%C3%9Fe']],
+    ['nested https://t.example/r?u=https://x.example/a&x=1 stays one', ['https://t.example/r?u=https://x.example/a&x=1']],
+    [
+      '\'https://x.example/quoted\' and "https://x.example/dq" and *https://x.example/bold*',
+      ['https://x.example/quoted', 'https://x.example/dq', 'https://x.example/bold'],
+    ],
+    ['nothing: https:// or https://[oops or xhttps://x.example', []],
+  ];
+  it.each(cases)('%s', (text, expected) => {
+    expect(urls(null, text)).toEqual(expected);
   });
 });
 
@@ -66,14 +123,14 @@ describe('GET /api/v1/messages/{id}/links and link_count', () => {
     const [summary] = (await (await t.mail.call(`/api/v1/inboxes/${address}/messages`)).json()) as { id: string; link_count: number }[];
     const res = await t.mail.call(`/api/v1/messages/${summary!.id}/links`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { message_id: string; count: number; links: { index: number; url: string }[] };
+    const body = (await res.json()) as { message_id: string; count: number; links: unknown[] };
     expect(body).toEqual({
       message_id: summary!.id,
       count: 3,
       links: [
-        { index: 0, url: 'https://x.example/confirm?t=1&u=2' },
-        { index: 1, url: 'https://help.example/faq' },
-        { index: 2, url: 'https://x.example/unsubscribe' },
+        { index: 0, url: 'https://x.example/confirm?t=1&u=2', text: 'Confirm', kind: 'verify' },
+        { index: 1, url: 'https://help.example/faq', text: 'FAQ', kind: 'other' },
+        { index: 2, url: 'https://x.example/unsubscribe', text: 'Unsubscribe', kind: 'unsubscribe' },
       ],
     });
     expect(summary!.link_count).toBe(3);

@@ -105,9 +105,9 @@ describe('SSE in the same process as SMTP', () => {
     const ids = listed.map((m) => m.id).reverse(); // the list is newest first
     expect(events.map((e) => e.id)).toEqual(ids);
     expect(events.map((e) => e.data)).toEqual([
-      { type: 'new_message', id: ids[0], from: 'first@sender.test', subject: 'one', has_otp: false },
-      { type: 'new_message', id: ids[1], from: 'second@sender.test', subject: 'Your code', has_otp: true },
-      { type: 'new_message', id: ids[2], from: 'third@sender.test', subject: 'ünïcödé "quoted" line', has_otp: false },
+      { type: 'new_message', id: ids[0], from: 'first@sender.test', subject: 'one', has_otp: false, tag: null },
+      { type: 'new_message', id: ids[1], from: 'second@sender.test', subject: 'Your code', has_otp: true, tag: null },
+      { type: 'new_message', id: ids[2], from: 'third@sender.test', subject: 'ünïcödé "quoted" line', has_otp: false, tag: null },
     ]);
     expect(sse.events.indexOf(connected!)).toBe(0);
   });
@@ -224,7 +224,9 @@ function fakeMessage(inboxId: string, address: string, subject: string): NewMess
     otp: null,
     otpVersion: 0,
     links: [],
+    linksVersion: 1,
     raw: Buffer.from(`Subject: ${subject}\r\n\r\nbulk\r\n`),
+    tag: null,
   };
 }
 

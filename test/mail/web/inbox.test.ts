@@ -1,6 +1,6 @@
 // The web inbox end to end: Debian's Chromium against the real mail API and SMTP receiver. Generate an
 // inbox, send mail over SMTP, watch it arrive without a reload, open it by keyboard, copy its code, delete
-// it; the empty, expired and unreachable states; a phone-sized screen. Screenshots go to docs/screenshots/.
+// it; the empty, expired (no such inbox) and unreachable states; a phone-sized screen. Screenshots go to docs/screenshots/.
 import { mkdir } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +90,14 @@ describe('the web inbox in a browser', () => {
     expect(await otp.locator('.code').textContent()).toBe('482913');
     await otp.getByRole('button', { name: 'Copy code' }).click();
     expect(await clipboardOf(page)).toBe('482913');
-    expect(await page.getByRole('link', { name: 'https://acme.example/verify?code=482913' }).count()).toBe(1);
+    // The link by its anchor text, with its kind and its URL beside it.
+    const link = page.getByTestId('link');
+    expect(await link.count()).toBe(1);
+    expect(await link.getByRole('link', { name: 'Verify my address' }).getAttribute('href')).toBe(
+      'https://acme.example/verify?code=482913',
+    );
+    expect(await link.getAttribute('data-kind')).toBe('verify');
+    expect(await link.textContent()).toBe('Verify my addressverify addresshttps://acme.example/verify?code=482913');
     expect(await page.locator('.attachments').textContent()).toContain('welcome.txt');
     expect(await page.locator('a[download]').getAttribute('href')).toMatch(/^\/api\/v1\/messages\/[0-9a-f-]+\/raw$/);
     expect(await page.frameLocator('iframe.body-html').locator('b').textContent()).toBe('482913');
@@ -159,10 +166,12 @@ describe('the web inbox in a browser', () => {
     await phone.close();
   });
 
-  it('says so when the inbox has expired, and offers a new address', async () => {
+  it('says so when the inbox has expired, and offers a new address (or an API key, in case it is private)', async () => {
     await page.evaluate(() => localStorage.setItem('domainkit.inbox', 'gone-long-ago@inbox.test'));
     await page.reload();
-    await page.getByTestId('expired').waitFor();
+    await page.getByTestId('missing').waitFor();
+    expect(await page.getByTestId('missing-text').textContent()).toContain('gone-long-ago@inbox.test has expired or does not exist');
+    expect(await page.getByLabel('API key').getAttribute('type')).toBe('password');
     await shot(page, 'expired');
     await page.getByRole('button', { name: 'New address' }).click();
     await page.getByTestId('empty').waitFor();

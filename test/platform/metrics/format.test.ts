@@ -94,6 +94,7 @@ describe('/metrics of a process running both APIs', () => {
       'domainkit_smtp_data_duration_seconds',
       'domainkit_messages_stored_total',
       'domainkit_sse_subscribers',
+      'domainkit_mail_waiters',
       'domainkit_webhook_delivery_attempts_total',
       'domainkit_tasks_total',
       'domainkit_upstream_request_duration_seconds',

@@ -1,7 +1,10 @@
-// The inbox's event stream. EventSource reconnects by itself after a dropped connection (sending
-// Last-Event-ID, so nothing is missed); when it gives up (a refusal, such as the 404 of an expired inbox) we
-// tell the caller, which asks the API why, and we try again a few seconds later.
-import { api } from './api.ts';
+// The inbox's event stream, read with fetch() so that a private inbox's key can go in a header (EventSource
+// sends none); one reader for every inbox. Like EventSource it reconnects by itself after a dropped connection,
+// after the delay the server's `retry` asks for, sending Last-Event-ID so that what came meanwhile is replayed;
+// when the server refuses the stream (the 404 of an expired inbox, or of a key that no longer opens it) we tell
+// the caller, which asks the API why, and we try again a few seconds later.
+import { ApiError, type InboxApi } from './api.ts';
+import { EventParser } from './sse.ts';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting';
 
@@ -10,6 +13,7 @@ export interface NewMessage {
   from: string;
   subject: string;
   has_otp: boolean;
+  tag?: string | null;
 }
 
 export interface LiveHandlers {
@@ -23,38 +27,63 @@ export interface LiveHandlers {
 
 const RETRY_MS = 3000;
 
-export function watchInbox(address: string, on: LiveHandlers): () => void {
-  let source: EventSource | undefined;
+export function watchInbox(client: InboxApi, on: LiveHandlers): () => void {
+  const abort = new AbortController();
   let retry: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-
-  const open = () => {
-    on.state('connecting');
-    source = new EventSource(api.streamUrl(address));
-    source.addEventListener('connected', () => {
+  const parser = new EventParser((event) => {
+    if (event.type === 'connected') {
       on.state('live');
       on.connected();
-    });
-    source.addEventListener('message', (event) => {
+    } else if (event.type === 'message') {
       try {
-        on.message(JSON.parse((event as MessageEvent<string>).data) as NewMessage);
+        on.message(JSON.parse(event.data) as NewMessage);
       } catch {
         // not ours: ignore
       }
-    });
-    source.onerror = () => {
-      if (stopped) return;
-      on.state('reconnecting');
-      if (source?.readyState === EventSource.CLOSED) {
-        on.refused();
-        retry = setTimeout(open, RETRY_MS);
-      }
-    };
+    }
+  });
+
+  const again = (ms: number) => {
+    if (!abort.signal.aborted) retry = setTimeout(open, ms);
   };
-  open();
+
+  async function open() {
+    on.state('connecting');
+    let body: ReadableStream<Uint8Array> | null;
+    try {
+      body = (await client.stream(parser.lastEventId, abort.signal)).body;
+    } catch (err) {
+      if (abort.signal.aborted) return;
+      on.state('reconnecting');
+      // A network failure is retried as a dropped connection; an answer other than the stream is a refusal.
+      if (err instanceof ApiError && err.status !== 0) {
+        on.refused();
+        again(RETRY_MS);
+      } else again(parser.retryMs ?? RETRY_MS);
+      return;
+    }
+    if (body) {
+      const reader = body.getReader();
+      const decoder = new TextDecoder();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.push(decoder.decode(value, { stream: true }));
+        }
+      } catch {
+        // the connection dropped (or we closed it)
+      }
+    }
+    parser.reset();
+    if (abort.signal.aborted) return;
+    on.state('reconnecting');
+    again(parser.retryMs ?? RETRY_MS);
+  }
+
+  void open();
   return () => {
-    stopped = true;
+    abort.abort();
     clearTimeout(retry);
-    source?.close();
   };
 }

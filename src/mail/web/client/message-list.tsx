@@ -1,4 +1,5 @@
-// The inbox's messages, newest first, unread ones marked; each row is a button, so Tab and Enter work.
+// The inbox's messages, newest first, unread ones marked, each with its tag (name+tag@domain) when it has
+// one; each row is a button, so Tab and Enter work.
 import type { Summary } from './api.ts';
 import { when } from './format.ts';
 
@@ -59,6 +60,11 @@ export function MessageList(props: {
                 <span class="subject">
                   {m.subject || '(no subject)'}
                   {m.has_otp && <span class="tag">code</span>}
+                  {m.tag !== null && (
+                    <span class="tag plus" data-testid="tag">
+                      <span class="sr-only">Tag: </span>+{m.tag}
+                    </span>
+                  )}
                 </span>
               </button>
             </li>

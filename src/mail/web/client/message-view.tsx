@@ -1,18 +1,20 @@
 // One message: its code first (what people came for), then the body as HTML (sandboxed) or text, its links,
 // attachments, the raw download and delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Message } from './api.ts';
+import { ApiError, type InboxApi, type Message } from './api.ts';
 import { CopyButton } from './copy-button.tsx';
+import { Download } from './download.tsx';
 import { FRAME_SANDBOX, frameDocument } from './frame.ts';
 import { size, when } from './format.ts';
+import { LinkList } from './link-list.tsx';
 
 interface Loaded {
   message: Message;
   otp: string | null;
-  links: { index: number; url: string }[];
 }
 
-export function MessageView(props: { id: string; close(): void; deleted(id: string): void; opened(id: string): void }) {
+export function MessageView(props: { client: InboxApi; id: string; close(): void; deleted(id: string): void; opened(id: string): void }) {
+  const { client } = props;
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState('');
   const [tab, setTab] = useState<'html' | 'text'>('html');
@@ -22,10 +24,10 @@ export function MessageView(props: { id: string; close(): void; deleted(id: stri
     let current = true;
     setLoaded(null);
     setError('');
-    Promise.all([api.message(props.id), api.otp(props.id), api.links(props.id)]).then(
-      ([message, otp, links]) => {
+    Promise.all([client.message(props.id), client.otp(props.id)]).then(
+      ([message, otp]) => {
         if (!current) return;
-        setLoaded({ message, otp: otp.found ? otp.otp : null, links });
+        setLoaded({ message, otp: otp.found ? otp.otp : null });
         setTab(message.body_html ? 'html' : 'text');
         props.opened(props.id);
       },
@@ -34,12 +36,12 @@ export function MessageView(props: { id: string; close(): void; deleted(id: stri
     return () => {
       current = false;
     };
-  }, [props.id]);
+  }, [props.id, client]);
   useEffect(() => heading.current?.focus(), [loaded]);
 
   const remove = async () => {
     try {
-      await api.remove(props.id);
+      await client.remove(props.id);
       props.deleted(props.id);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'The message could not be deleted.');
@@ -67,6 +69,11 @@ export function MessageView(props: { id: string; close(): void; deleted(id: stri
           </h2>
           <p class="meta">
             <span>From {loaded.message.from_address || '(unknown sender)'}</span>
+            {loaded.message.tag !== null && (
+              <span class="tag plus" data-testid="message-tag" title={`Sent to ${loaded.message.to_address}`}>
+                <span class="sr-only">Tag: </span>+{loaded.message.tag}
+              </span>
+            )}
             <time dateTime={loaded.message.received_at}>{when(loaded.message.received_at)}</time>
           </p>
           {loaded.otp && (
@@ -77,9 +84,7 @@ export function MessageView(props: { id: string; close(): void; deleted(id: stri
             </div>
           )}
           <div class="actions">
-            <a class="button secondary" href={api.rawUrl(props.id)} download>
-              Download .eml
-            </a>
+            <Download client={client} id={props.id} failed={setError} />
             <button type="button" class="danger" onClick={remove}>
               Delete
             </button>
@@ -109,20 +114,7 @@ export function MessageView(props: { id: string; close(): void; deleted(id: stri
           ) : (
             <pre class="body-text">{loaded.message.body_text ?? ''}</pre>
           )}
-          {loaded.links.length > 0 && (
-            <details class="links" open={loaded.links.length <= 5}>
-              <summary>Links ({loaded.links.length})</summary>
-              <ol>
-                {loaded.links.map((l) => (
-                  <li key={l.index}>
-                    <a href={l.url} target="_blank" rel="noopener noreferrer">
-                      {l.url}
-                    </a>
-                  </li>
-                ))}
-              </ol>
-            </details>
-          )}
+          <LinkList links={loaded.message.links} />
           {loaded.message.attachments.length > 0 && (
             <section class="attachments" aria-label="Attachments">
               <h3>Attachments ({loaded.message.attachments.length})</h3>

@@ -22,7 +22,10 @@ export function Toast(props: { event: NewMessage | null; open(id: string): void;
         >
           <strong>New message{props.event.has_otp ? ' with a code' : ''}</strong>
           <span>{props.event.subject || '(no subject)'}</span>
-          <span class="hint">from {props.event.from || 'unknown sender'}</span>
+          <span class="hint">
+            from {props.event.from || 'unknown sender'}
+            {props.event.tag ? ` · +${props.event.tag}` : ''}
+          </span>
         </button>
       )}
     </div>
