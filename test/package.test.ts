@@ -2,51 +2,22 @@
 // tarball is installed into an empty folder with `--omit=dev`, and its `domainkit start` runs both services.
 // The package is built from a copy of the sources, so the build never rewrites the dist/ that other test files
 // of this run serve the web inbox from.
-import { execFile, spawn } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from './helpers/cli.ts';
-
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** What the build reads: everything else of the repository stays out of the copy. */
-const BUILD_INPUTS = [
-  'package.json',
-  'package-lock.json',
-  '.npmrc',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'README.md',
-  'bin',
-  'src',
-  'migrations',
-  'docs',
-];
+import { npm, packRepository, run } from './helpers/pack.ts';
 
 let work: string;
 let tarball: string;
 let app: string;
 
-/** The npm that runs this test run (`npm test` names itself in npm_execpath), else the one on PATH. */
-function npm(args: string[], cwd: string) {
-  const options = { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } };
-  const cli = process.env.npm_execpath;
-  return cli ? run(process.execPath, [cli, ...args], options) : run('npm', args, options);
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'domainkit-package-'));
   await chmod(work, 0o755); // as root, the embedded PostgreSQL runs as the postgres user and must reach its binaries
-  const source = join(work, 'source');
-  await mkdir(source);
-  for (const input of BUILD_INPUTS) await cp(join(ROOT, input), join(source, input), { recursive: true });
-  await symlink(join(ROOT, 'node_modules'), join(source, 'node_modules'));
-  await npm(['pack', '--pack-destination', work], source);
-  tarball = join(work, (await readdir(work)).find((name) => name.endsWith('.tgz'))!);
+  tarball = await packRepository(work);
   app = join(work, 'app');
   await mkdir(app);
   await npm(['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);

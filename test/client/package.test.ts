@@ -6,55 +6,29 @@
 // install would bring every dependency of the server (from the registry, slowly), whereas the client must need
 // none. With nothing else in node_modules, a successful `import 'domainkit/client'` proves the export map, the
 // built files, and that nothing the client imports lies outside its own folder.
-import { execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.ts';
 import { useMail } from '../helpers/mail.ts';
+import { packRepository, run } from '../helpers/pack.ts';
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** What the build reads (as test/package.test.ts copies it): the build must not rewrite the dist/ other tests use. */
-const BUILD_INPUTS = [
-  'package.json',
-  'package-lock.json',
-  '.npmrc',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'README.md',
-  'bin',
-  'src',
-  'migrations',
-  'docs',
-];
 
 const t = useMail();
 let work: string;
 let consumer: string;
 let installed: string;
 
-/** The npm that runs this test run (`npm test` names itself in npm_execpath), else the one on PATH. */
-function npm(args: string[], cwd: string) {
-  const options = { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } };
-  const cli = process.env.npm_execpath;
-  return cli ? run(process.execPath, [cli, ...args], options) : run('npm', args, options);
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'domainkit-client-package-'));
-  const source = join(work, 'source');
-  await mkdir(source);
-  for (const input of BUILD_INPUTS) await cp(join(ROOT, input), join(source, input), { recursive: true });
-  await symlink(join(ROOT, 'node_modules'), join(source, 'node_modules'));
-  await npm(['pack', '--pack-destination', work], source);
-  const tarball = join(work, (await readdir(work)).find((name) => name.endsWith('.tgz'))!);
+  const tarball = await packRepository(work);
 
   consumer = join(work, 'consumer');
   installed = join(consumer, 'node_modules/domainkit');
