@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/platform/log.ts';
 import { startRoles, type Role, type RoleOverrides } from '../../src/roles.ts';
 import { afterAll, beforeAll } from 'vitest';
+import { startCli, type RunningCli } from './cli.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { parseExposition } from './prometheus.ts';
 
@@ -113,4 +114,19 @@ export function useMail(options: MailOptions = {}): { db: TestDatabase; mail: Ma
     await context.db?.pool.end();
   });
   return context;
+}
+
+/**
+ * `domainkit smtp` as a process of its own over the test file's database (started before its tests, stopped
+ * after): mail it stores reaches the API of `t` only through PostgreSQL. Returns its port, once started.
+ */
+export function useSmtpProcess(t: { db: TestDatabase }): () => number {
+  let smtp: RunningCli | undefined;
+  beforeAll(async () => {
+    smtp = await startCli(['smtp'], { DATABASE_URL: t.db.url, SMTP_PORT: '0', HOST: '127.0.0.1', MAIL_DOMAINS: DOMAIN });
+  });
+  afterAll(async () => {
+    await smtp?.stop('SIGTERM');
+  });
+  return () => Number(new URL(smtp!.addresses.smtp!).port);
 }

@@ -4,9 +4,8 @@
 // wait, a lost LISTEN connection is caught up on, and a server that stops answers its waits first.
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type RunningCli } from '../../helpers/cli.ts';
-import { DOMAIN, startMail, useMail } from '../../helpers/mail.ts';
+import { describe, expect, it } from 'vitest';
+import { startMail, useMail, useSmtpProcess } from '../../helpers/mail.ts';
 import { SmtpClient } from '../../helpers/smtp.ts';
 import { inboxId, NIL, storeMessage, type WaitQuery, waitersOf, waitersReach, waitFor } from '../../helpers/wait.ts';
 
@@ -215,19 +214,13 @@ describe('waits under concurrency', () => {
 
 describe('waits with the SMTP receiver in another process', () => {
   const t = useMail();
-  let smtp: RunningCli;
-  beforeAll(async () => {
-    smtp = await startCli(['smtp'], { DATABASE_URL: t.db.url, SMTP_PORT: '0', HOST: '127.0.0.1', MAIL_DOMAINS: DOMAIN });
-  });
-  afterAll(async () => {
-    await smtp?.stop('SIGTERM');
-  });
+  const smtpPort = useSmtpProcess(t);
 
   it('hears of mail stored by `domainkit smtp` (another process), through PostgreSQL', async () => {
     const addresses = [await t.mail.inbox(), await t.mail.inbox()];
     const pending = addresses.map((address) => waitFor(t.mail.url, address, { timeout: 30, has_otp: true }));
     await waitersReach(t.mail.url, 2);
-    const client = await SmtpClient.connect(Number(new URL(smtp.addresses.smtp!).port));
+    const client = await SmtpClient.connect(smtpPort());
     for (const to of addresses) {
       for (const [subject, body] of [
         ['no code', 'nothing here'],

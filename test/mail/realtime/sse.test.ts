@@ -4,11 +4,10 @@
 import { connect } from 'node:net';
 import { EventSource, type FetchLike } from 'eventsource';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { insertMessages, type NewMessage } from '../../../src/mail/store/index.ts';
-import { startCli, type RunningCli } from '../../helpers/cli.ts';
 import { problemOf } from '../../helpers/http.ts';
-import { DOMAIN, startMail, useMail, type Mail } from '../../helpers/mail.ts';
+import { DOMAIN, startMail, useMail, useSmtpProcess, type Mail } from '../../helpers/mail.ts';
 import { SmtpClient } from '../../helpers/smtp.ts';
 
 interface Received {
@@ -232,19 +231,13 @@ function fakeMessage(inboxId: string, address: string, subject: string): NewMess
 
 describe('SSE with the SMTP receiver in another process', () => {
   const t = useMail();
-  let smtp: RunningCli;
-  beforeAll(async () => {
-    smtp = await startCli(['smtp'], { DATABASE_URL: t.db.url, SMTP_PORT: '0', HOST: '127.0.0.1', MAIL_DOMAINS: DOMAIN });
-  });
-  afterAll(async () => {
-    await smtp?.stop('SIGTERM');
-  });
+  const smtpPort = useSmtpProcess(t);
 
   it('hears of mail stored by `domainkit smtp` (another process), through PostgreSQL', async () => {
     const address = await t.mail.inbox();
     const sse = subscribe(t.mail, address);
     await sse.until('connected', 1);
-    const client = await SmtpClient.connect(Number(new URL(smtp.addresses.smtp!).port));
+    const client = await SmtpClient.connect(smtpPort());
     for (const subject of ['from another process', 'and another']) {
       const reply = await client.send(
         { from: 'far@sender.test', to: [address] },
@@ -262,7 +255,7 @@ describe('SSE with the SMTP receiver in another process', () => {
     const api = await startMail(t.db);
     const sse = subscribe(api, address);
     await sse.until('connected', 1);
-    const client = await SmtpClient.connect(Number(new URL(smtp.addresses.smtp!).port));
+    const client = await SmtpClient.connect(smtpPort());
     const send = (subject: string) =>
       client.send({ from: 'far@sender.test', to: [address] }, Buffer.from(`Subject: ${subject}\r\n\r\nbody\r\n`));
     await send('before');
