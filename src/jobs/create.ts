@@ -1,6 +1,7 @@
 // Creating a job: what a request must hold, then the job row, one task row per (domain, source) and their
-// queue entries, in one transaction.
-import { randomBytes } from 'node:crypto';
+// queue entries, in one transaction; with an Idempotency-Key, the key is claimed first in that transaction, and a
+// key already held answers the job it made.
+import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { withTransaction, type Pool } from '../platform/db/index.ts';
 import type { ValidationIssue } from '../platform/http/index.ts';
@@ -8,7 +9,7 @@ import { normaliseDomain, webhookUrlProblem } from '../platform/net/index.ts';
 import type { Queue } from '../platform/queue.ts';
 import { enqueueJob } from './queues.ts';
 import type { SourceRegistry } from './sources/index.ts';
-import { insertJob, insertTasks, type JobRow } from './store/index.ts';
+import { claimIdempotencyKey, insertJob, insertTasks, jobAsCreated, type JobRow } from './store/index.ts';
 
 interface JobRequest {
   tenantId: string;
@@ -17,11 +18,31 @@ interface JobRequest {
   /** Sources of the registry, each once (the request schema checks both). */
   jobTypes: string[];
   webhookUrl: string | null;
+  /** The Idempotency-Key header and the request body it must come with again. */
+  idempotency?: { key: string; body: unknown } | undefined;
 }
 
 export interface CreatedJob {
   job: JobRow & { domains: string[] };
   webhookSecret: string | null;
+  /** An earlier request with the same Idempotency-Key made the job: this is its answer again. */
+  replayed: boolean;
+}
+
+/** The same Idempotency-Key came with another body: a 422 for the API. */
+export class IdempotencyKeyReused extends Error {}
+
+/** SHA-256 of the body as canonical JSON (object keys sorted), so key order does not make another request. */
+export function requestHash(body: unknown): Buffer {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value === null || typeof value !== 'object') return value;
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]));
+  };
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest();
 }
 
 /**
@@ -55,8 +76,16 @@ export async function createJob(pool: Pool, queue: Queue, sources: SourceRegistr
     if (!descriptor) throw new Error(`unknown source ${name}`);
     return descriptor;
   });
-  const createdAt = await withTransaction(pool, async (tx) => {
-    const created = await insertJob(tx, {
+  const created = await withTransaction(pool, async (tx) => {
+    if (request.idempotency) {
+      const hash = requestHash(request.idempotency.body);
+      const claim = await claimIdempotencyKey(tx, { tenantId: request.tenantId, key: request.idempotency.key, requestHash: hash, jobId });
+      if (!claim.claimed) {
+        if (!claim.requestHash.equals(hash)) throw new IdempotencyKeyReused();
+        return { replay: claim.jobId };
+      }
+    }
+    const createdAt = await insertJob(tx, {
       id: jobId,
       tenantId: request.tenantId,
       domains: request.domains,
@@ -66,21 +95,46 @@ export async function createJob(pool: Pool, queue: Queue, sources: SourceRegistr
     });
     await insertTasks(tx, jobId, request.domains, request.jobTypes);
     await enqueueJob(tx, queue, { id: jobId, tenantId: request.tenantId, domainCount: request.domains.length, sources: jobSources });
-    return created;
+    return { createdAt };
   });
-  const job: CreatedJob['job'] = {
+  if (created.replay !== undefined) return replay(pool, created.replay);
+  const job = asCreated({
     id: jobId,
+    createdAt: created.createdAt,
+    jobTypes: request.jobTypes,
+    domains: request.domains,
+    webhookUrl: request.webhookUrl,
+  });
+  return { job, webhookSecret, replayed: false };
+}
+
+/** The answer of the request that made the job, as it was then (a job's state moves on; its creation does not). */
+async function replay(pool: Pool, jobId: string): Promise<CreatedJob> {
+  const row = await jobAsCreated(pool, jobId);
+  if (!row) throw new Error(`job ${jobId} of an idempotency key is missing`);
+  return { job: asCreated(row), webhookSecret: row.webhookSecret, replayed: true };
+}
+
+/** A job the moment it is made: queued, nothing done yet. */
+function asCreated(made: {
+  id: string;
+  createdAt: Date;
+  jobTypes: string[];
+  domains: string[];
+  webhookUrl: string | null;
+}): CreatedJob['job'] {
+  return {
+    id: made.id,
     status: 'queued',
-    createdAt,
+    createdAt: made.createdAt,
     startedAt: null,
     finishedAt: null,
-    jobTypes: request.jobTypes,
-    domainCount: request.domains.length,
-    webhookUrl: request.webhookUrl,
-    total: request.domains.length * request.jobTypes.length,
+    jobTypes: made.jobTypes,
+    domainCount: made.domains.length,
+    webhookUrl: made.webhookUrl,
+    total: made.domains.length * made.jobTypes.length,
     succeeded: 0,
     failed: 0,
-    domains: request.domains,
+    domains: made.domains,
   };
-  return { job, webhookSecret };
 }

@@ -3,8 +3,8 @@ import accepts from 'accepts';
 import { Type } from 'typebox';
 import { withTransaction } from '../../platform/db/index.ts';
 import { invalid, isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
-import { checkJobRequest, createJob } from '../create.ts';
-import { activeKeyByHash, finishedTasks, jobState, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
+import { checkJobRequest, createJob, IdempotencyKeyReused } from '../create.ts';
+import { activeKeyByHash, finishedTasks, jobState, KEY_LIFE_HOURS, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
 import type { JobsAppDeps } from './deps.ts';
 import { resultsCsv, resultView } from './results.ts';
@@ -12,6 +12,18 @@ import { DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy, type CreatedJobView,
 import { jobView } from './views.ts';
 
 const TAGS = ['jobs'];
+
+/** Stripe's convention: any printable ASCII, up to 255 characters (a UUID is the usual choice). */
+const CreateJobHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: `makes retries safe: the same key and body within ${KEY_LIFE_HOURS} h answer the first request's job`,
+    }),
+  ),
+});
 
 export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin {
   const scope = (s: Parameters<typeof requireScope>[2]) => requireScope(deps.pool, deps.log, s);
@@ -25,21 +37,36 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
         schema: {
           tags: TAGS,
           summary: 'Create a job: every domain × every source',
+          description:
+            `With an \`Idempotency-Key\` header, the same key and body within ${KEY_LIFE_HOURS} h answer the job the first request made ` +
+            '(the same 201 and body, `webhook_secret` included when the first answer had it, and `Idempotent-Replayed: true`); ' +
+            'the same key with another body is 422 `idempotency_key_reused`.',
           security: securedBy('jobs:create'),
+          headers: CreateJobHeaders,
           body: schemas.createJobBody,
-          response: { 201: Type.Ref('CreatedJob'), ...problemResponses(400, 401, 403, 413, 415) },
+          response: { 201: Type.Ref('CreatedJob'), ...problemResponses(400, 401, 403, 413, 415, 422) },
         },
       },
       async (request, reply): Promise<CreatedJobView> => {
         const { tenantId } = callerOf(request);
         const checked = checkJobRequest(request.body, deps.allowPrivateNetwork);
         if (!checked.ok) throw invalid(checked.issues);
-        const { job, webhookSecret } = await createJob(deps.pool, deps.queue, deps.sources, {
+        const key = request.headers['idempotency-key'];
+        const created = await createJob(deps.pool, deps.queue, deps.sources, {
           tenantId,
           domains: checked.domains,
           jobTypes: request.body.job_types,
           webhookUrl: checked.webhookUrl,
+          idempotency: key === undefined ? undefined : { key, body: request.body },
+        }).catch((err: unknown) => {
+          if (!(err instanceof IdempotencyKeyReused)) throw err;
+          throw new Problem(
+            'idempotency_key_reused',
+            `Idempotency-Key ${JSON.stringify(key)} was used in the last ${KEY_LIFE_HOURS} h with another request body; use a new key for another request`,
+          );
         });
+        const { job, webhookSecret } = created;
+        if (created.replayed) void reply.header('idempotent-replayed', 'true');
         void reply.code(201).header('location', `/v1/jobs/${job.id}`);
         return { ...jobView(job), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) };
       },

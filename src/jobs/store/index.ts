@@ -14,6 +14,7 @@ export {
   type FinishedJob,
   type JobRow,
 } from './jobs.ts';
+export { claimIdempotencyKey, jobAsCreated, KEY_LIFE_HOURS, type KeyClaim } from './idempotency.ts';
 export { activeKeyByHash, insertKey, listKeys, revokeKey, touchKey, type ActiveKey, type KeyRow } from './keys.ts';
 export { acquireSlots, ensureSlots, releaseAllSlots, releaseSlots, renewSlots } from './slots.ts';
 export { addTypedColumns, missingTypedColumns } from './task-columns.ts';
