@@ -1,7 +1,8 @@
 // npm run bench:jobs-api — the jobs API as a separate process (`domainkit jobs-api`) over a durable embedded
 // PostgreSQL: POST /v1/jobs latency with 1,000 domains × 6 sources (6,000 tasks), and GET /v1/jobs/{id}
 // requests per second with 50 connections (autocannon). Baselines, in the same run: POST of a 1 × 1 job,
-// and GET /healthz (no key, no database) under the same load.
+// and GET /healthz (no key, no database) under the same load. Then NDJSON results of a 6,000-row job and the
+// API's peak RSS growth while it streams (results-ndjson.ts).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { makeKey } from '../src/jobs/index.ts';
 import { createPool } from '../src/platform/db/index.ts';
 import { freePort, log, percentile, scratchDatabase, writeResult } from './lib.ts';
+import { benchNdjson } from './results-ndjson.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 30);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -74,6 +76,8 @@ try {
   rounds.sort((a, b) => a.read.requests.average - b.read.requests.average);
   const { health, read } = rounds[Math.floor(rounds.length / 2)]!;
   const readLarge = await checked(`/v1/jobs/${largeJob}`, true);
+  // Last: it fills a job's 6,000 rows, which the figures above must not count.
+  const ndjson = await benchNdjson(pool, base, token, server.pid!, post);
 
   const createP50 = percentile(large, 50);
   await writeResult('jobs-api', {
@@ -105,6 +109,7 @@ try {
     },
     healthz_baseline_rps: Math.round(health.requests.average),
     get_ratio_to_healthz: round(read.requests.average / health.requests.average),
+    results_ndjson_6000_rows: ndjson,
   });
 } finally {
   server.kill('SIGINT');

@@ -107,6 +107,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         queue: queue!,
         sources,
         maxDomains: config.jobs.maxDomains,
+        publicUrl: config.jobs.publicUrl,
         allowPrivateNetwork: config.allowPrivateNetwork,
         httpLimits,
       });

@@ -27,6 +27,8 @@ export interface TaskRange {
   to: number;
   /** 1 for first runs; retries of transient upstream errors count up. */
   attempt: number;
+  /** The job's run the entry belongs to (absent: 0, the first); see `jobs.run` in the migrations. */
+  run?: number;
 }
 
 // A worker that stops heartbeating (killed, frozen) loses its entries to the supervisor within about
@@ -116,6 +118,27 @@ export async function enqueueJob(
       ranges.map(([from, to]) => ({ range: { jobId: job.id, from, to, attempt: 1 }, tenantId: job.tenantId })),
     );
     await tx.query('SELECT pg_notify($1, $2)', [TASKS_CHANNEL, source.name]);
+  }
+}
+
+/**
+ * Entries of a job's new run (resume, retry): each span of a source's positions cut like a new job's, and the
+ * sources' runners woken. Rows of a span that are already done are skipped by the entry that reaches them.
+ */
+export async function enqueueSpans(
+  tx: Queryable,
+  queue: Queue,
+  job: { id: string; tenantId: string; run: number; spans: readonly { source: string; batchSize: number; from: number; to: number }[] },
+): Promise<void> {
+  for (const span of job.spans) {
+    const ranges = splitRange(span.from, span.to, span.batchSize, INITIAL_ENTRIES);
+    await enqueueRanges(
+      tx,
+      queue,
+      span.source,
+      ranges.map(([from, to]) => ({ range: { jobId: job.id, from, to, attempt: 1, run: job.run }, tenantId: job.tenantId })),
+    );
+    await tx.query('SELECT pg_notify($1, $2)', [TASKS_CHANNEL, span.source]);
   }
 }
 

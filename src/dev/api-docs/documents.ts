@@ -30,6 +30,7 @@ export async function openApiDocuments(): Promise<{ jobs: OpenApiDocument; mail:
       queue,
       sources: sourceRegistry(JOB_SOURCES),
       maxDomains: config.jobs.maxDomains,
+      publicUrl: config.jobs.publicUrl,
       allowPrivateNetwork: config.allowPrivateNetwork,
     });
     const mail = await buildMailApp({

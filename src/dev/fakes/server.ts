@@ -5,6 +5,7 @@
 //   flaky.*      → 500 once, then a normal answer     malformed.* → 200 with a body of the wrong shape
 //   garbage.*    → 200 with a body that is not JSON   nodata.*    → the provider's "nothing known"
 //   slow.*       → a normal answer after 2 s
+// Each fake bills as its provider does (docs/providers.md, "Cost") and counts what it billed: `usage()`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -20,7 +21,20 @@ export interface LoggedRequest {
   at: number;
   /** Requests in flight at this server when this one arrived (itself included). */
   concurrent: number;
+  /** Whether an answer was sent (not for a request its client abandoned). */
+  answered: boolean;
+  /** What the provider billed for it, in its unit, once answered: 0 for refusals and free providers. */
+  units: number;
 }
+
+/** What a fake answered and billed. */
+export interface Usage {
+  calls: number;
+  units: number;
+}
+
+/** What a provider bills for a 2xx answer of its own, when the answer does not say (`Handled.units`). */
+export type Price = (req: LoggedRequest) => number;
 
 export interface FakeOptions {
   /** Added to every answer (default 0). */
@@ -32,6 +46,10 @@ export interface FakeOptions {
 export interface Fake {
   url: string;
   requests: LoggedRequest[];
+  /** Requests whose client closed the connection before the answer was sent (an aborted call). */
+  abandoned: LoggedRequest[];
+  /** The requests answered and the units billed, of every request or of those `which` picks (one endpoint). */
+  usage(which?: (req: LoggedRequest) => boolean): Usage;
   close(): Promise<void>;
 }
 
@@ -41,6 +59,8 @@ export interface Handled {
   /** Sent as is when a string; JSON otherwise. */
   contentType?: string;
   headers?: Record<string, string>;
+  /** What the answer bills; absent: the fake's price for a 2xx, nothing for any other status. */
+  units?: number;
 }
 
 export type Handler = (req: LoggedRequest) => Handled;
@@ -77,8 +97,9 @@ function firstTime(seen: Map<string, number>, key: string): boolean {
   return n === 1;
 }
 
-export async function startFake(handler: Handler, options: FakeOptions = {}): Promise<Fake> {
+export async function startFake(handler: Handler, options: FakeOptions = {}, price?: Price): Promise<Fake> {
   const requests: LoggedRequest[] = [];
+  const abandoned: LoggedRequest[] = [];
   let inFlight = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
@@ -94,6 +115,8 @@ export async function startFake(handler: Handler, options: FakeOptions = {}): Pr
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
         concurrent: inFlight,
+        answered: false,
+        units: 0,
       };
       requests.push(logged);
       let answer: Handled;
@@ -103,16 +126,23 @@ export async function startFake(handler: Handler, options: FakeOptions = {}): Pr
         answer = { status: 500, body: { error: (err as Error).message } };
       }
       const slow = [...url.searchParams.values(), logged.body].some((v) => v.includes('slow.'));
-      setTimeout(
+      const answering = setTimeout(
         () => {
           const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
           const headers: Record<string, string> = { 'content-type': answer.contentType ?? 'application/json', ...answer.headers };
           if (answer.status === 429 && options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
+          const billed = answer.status >= 200 && answer.status < 300 ? (price?.(logged) ?? 0) : 0;
+          Object.assign(logged, { answered: true, units: answer.units ?? billed });
           res.writeHead(answer.status, headers);
           res.end(text);
         },
         (options.latencyMs ?? 0) + (slow ? 2000 : 0),
       );
+      res.on('close', () => {
+        if (res.writableEnded) return;
+        clearTimeout(answering);
+        abandoned.push(logged);
+      });
     });
     res.on('close', () => inFlight--);
   });
@@ -120,6 +150,11 @@ export async function startFake(handler: Handler, options: FakeOptions = {}): Pr
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    abandoned,
+    usage: (which = () => true) => {
+      const answered = requests.filter((r) => r.answered && which(r));
+      return { calls: answered.length, units: answered.reduce((sum, r) => sum + r.units, 0) };
+    },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -1,7 +1,7 @@
 // Fake Internet Archive CDX server (docs/providers.md): JSON arrays of string arrays with a header row, `[]` for
 // no match, and with showResumeKey=true an empty row then the resume key when more pages follow. A domain named
 // `captures-<n>.…` has exactly n captures; others a number derived from the name. Pages hold at most
-// `pageSize` rows whatever `limit` asks.
+// `pageSize` rows whatever `limit` asks. The archive is free: its requests are counted (`usage()`), billed 0.
 import { faultAnswer, faultOf, startFake, valueFor, type Fake, type FakeOptions } from './server.ts';
 
 const FIRST = Date.UTC(2001, 2, 4, 5, 6, 7);

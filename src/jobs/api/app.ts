@@ -4,7 +4,10 @@ import { createTaskQueues } from '../queues.ts';
 import type { JobsAppDeps } from './deps.ts';
 import { jobsRoutes } from './jobs-routes.ts';
 import { keysRoutes } from './keys-routes.ts';
+import { resultsRoutes } from './results-routes.ts';
 import { jobsSchemas } from './schemas.ts';
+import { transitionsRoutes } from './transitions-routes.ts';
+import { usageRoutes } from './usage-routes.ts';
 
 export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
   // Job creation writes into the task queues; they must exist before the first request.
@@ -32,6 +35,9 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
     },
     routes: async (app) => {
       await app.register(jobsRoutes(deps, schemas));
+      await app.register(resultsRoutes(deps, schemas));
+      await app.register(transitionsRoutes(deps));
+      await app.register(usageRoutes(deps, schemas));
       await app.register(keysRoutes(deps));
     },
   });

@@ -16,6 +16,8 @@ export interface JobsAppDeps {
   sources: SourceRegistry;
   /** JOBS_MAX_DOMAINS. */
   maxDomains: number;
+  /** JOBS_PUBLIC_URL: the callback of a job the API ends (a hard cancel) names its results under it. */
+  publicUrl: string;
   /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */
   allowPrivateNetwork: boolean;
   /** HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_MAX_CONNECTIONS; the platform's defaults when unset. */

@@ -1,13 +1,11 @@
-// /v1/jobs: create, list, read, results, soft-cancel. Every read names the caller's tenant.
-import accepts from 'accepts';
+// /v1/jobs: create, list, read, soft-cancel (results: results-routes.ts). Every read names the caller's tenant.
 import { Type } from 'typebox';
 import { withTransaction } from '../../platform/db/index.ts';
 import { invalid, isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { checkJobRequest, createJob, IdempotencyKeyReused } from '../create.ts';
-import { activeKeyByHash, finishedTasks, jobState, KEY_LIFE_HOURS, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
+import { activeKeyByHash, KEY_LIFE_HOURS, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
 import type { JobsAppDeps } from './deps.ts';
-import { resultsCsv, resultView } from './results.ts';
 import { DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy, type CreatedJobView, type JobsSchemas } from './schemas.ts';
 import { jobView } from './views.ts';
 
@@ -68,7 +66,7 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
         const { job, webhookSecret } = created;
         if (created.replayed) void reply.header('idempotent-replayed', 'true');
         void reply.code(201).header('location', `/v1/jobs/${job.id}`);
-        return { ...jobView(job), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) };
+        return { ...jobView(job, deps.sources), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) };
       },
     );
 
@@ -91,7 +89,7 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
         const page = await listJobs(deps.pool, tenantId, limit, cursor?.toLowerCase());
         if (!page.ok) throw new Problem('invalid_cursor', 'cursor is not one of your jobs');
         const last = page.jobs.at(-1);
-        return { jobs: page.jobs.map(jobView), next_cursor: page.more && last ? last.id : null };
+        return { jobs: page.jobs.map((job) => jobView(job, deps.sources)), next_cursor: page.more && last ? last.id : null };
       },
     );
 
@@ -114,39 +112,7 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
         const found = isUuid(id) ? await keyAndJob(deps.pool, hash, id) : { key: await activeKeyByHash(deps.pool, hash) };
         admit(request, deps.pool, deps.log, 'jobs:read', hash, found.key);
         if (!found.job) throw notFound(id);
-        return jobView(found.job);
-      },
-    );
-
-    app.get(
-      '/v1/jobs/:id/results',
-      {
-        onRequest: scope('jobs:read'),
-        schema: {
-          tags: TAGS,
-          summary: 'Finished result rows of a job (JSON, or CSV with Accept: text/csv)',
-          security: securedBy('jobs:read'),
-          params: IdParams,
-          response: {
-            200: {
-              description: 'one row per finished (domain, source), ordered by domain (request order) then source',
-              content: { 'application/json': { schema: Type.Ref('Results') }, 'text/csv': { schema: Type.String() } },
-            },
-            ...problemResponses(401, 403, 404),
-          },
-        },
-      },
-      async (request, reply) => {
-        const { id } = request.params;
-        const tenantId = callerOf(request).tenantId;
-        const job = isUuid(id) ? await jobState(deps.pool, tenantId, id) : undefined;
-        if (!job) throw notFound(id);
-        const rows = await finishedTasks(deps.pool, id, deps.sources.columns);
-        if (accepts(request.raw).type(['application/json', 'text/csv']) === 'text/csv') {
-          void reply.type('text/csv; charset=utf-8').header('content-disposition', `inline; filename="${id}.csv"`);
-          return reply.send(resultsCsv(job.jobTypes, rows, deps.sources));
-        }
-        return { job_id: id, status: job.status, results: rows.map((row) => resultView(row, deps.sources)) };
+        return jobView(found.job, deps.sources);
       },
     );
 
@@ -173,7 +139,7 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
             extra: { job_status: result.job.status },
           });
         }
-        return jobView(result.job);
+        return jobView(result.job, deps.sources);
       },
     );
   };

@@ -4,6 +4,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { JOB_STATUSES } from '../job-status.ts';
 import { SCOPES, type Scope } from '../keys.ts';
 import type { SourceRegistry } from '../sources/index.ts';
+import { costSchemas } from './cost-schemas.ts';
 
 /** Both ways to send a key, for each route's OpenAPI `security`, with the scope the route needs. */
 export const securedBy = (scope: Scope): Record<string, string[]>[] => [{ bearer: [scope] }, { apiKey: [scope] }];
@@ -26,9 +27,14 @@ export const ListQuery = Type.Object(
 
 export const IdParams = Type.Object({ id: Type.String() });
 
+/** Result rows on one page at most (`limit`), and on a page asked by `cursor` alone. */
+export const MAX_RESULTS_PAGE = 1000;
+export const DEFAULT_RESULTS_PAGE = 100;
+
 /** The schemas that name sources: `job_types` and the typed columns of results are the registry's. */
 export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
   const Source = Type.Enum([...sources.names]);
+  const costs = costSchemas(sources);
 
   const createJobBody = Type.Object(
     {
@@ -58,6 +64,7 @@ export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
       failed: Type.Integer(),
       pending: Type.Integer({ description: 'tasks without a result yet' }),
     }),
+    cost: costs.jobCost,
   };
   const job = Type.Object(jobProperties, { $id: 'Job' });
   const jobDetail = Type.Object(
@@ -86,6 +93,7 @@ export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
       error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
       fetched_at: Nullable(Timestamp),
       duration_ms: Nullable(Type.Integer()),
+      cost: costs.rowCost,
       ...typedColumns,
       raw: Type.Unknown({ description: 'the upstream payload as a JSON object' }),
     },
@@ -95,6 +103,30 @@ export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
     { job_id: Type.String({ format: 'uuid' }), status: JobStatusSchema, results: Type.Array(Type.Ref('Result')) },
     { $id: 'Results' },
   );
+  // No default for `limit`: without it (and without `cursor`) the answer is every row, as before paging existed.
+  const resultsQuery = Type.Object(
+    {
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: MAX_RESULTS_PAGE, description: 'rows per page: the answer is a ResultPage with next_cursor' }),
+      ),
+      cursor: Type.Optional(
+        Type.String({ maxLength: 300, description: `next_cursor of the previous page (${DEFAULT_RESULTS_PAGE} rows without limit)` }),
+      ),
+      source: Type.Optional(Type.Enum([...sources.names], { description: "only this source's rows: one of the job's job_types" })),
+      status: Type.Optional(Type.Enum(['ok', 'error'], { description: 'only rows with this status' })),
+    },
+    // Other parameters are ignored, as they were before paging and filters existed (a cache-buster keeps working).
+    { additionalProperties: true },
+  );
+  const resultPage = Type.Object(
+    {
+      job_id: Type.String({ format: 'uuid' }),
+      status: JobStatusSchema,
+      results: Type.Array(Type.Ref('Result')),
+      next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next page; null on the last one' })),
+    },
+    { $id: 'ResultPage' },
+  );
 
   return {
     createJobBody,
@@ -102,8 +134,23 @@ export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
     jobDetail,
     createdJob,
     result,
+    resultsQuery,
+    resultPage,
+    usageQuery: costs.usageQuery,
     /** Every schema with an `$id`, in the order of the document's components. */
-    components: [job, jobDetail, createdJob, jobList, result, results, CreatedKeySchema, KeySchema, KeyListSchema],
+    components: [
+      job,
+      jobDetail,
+      createdJob,
+      jobList,
+      result,
+      results,
+      resultPage,
+      ...costs.components,
+      CreatedKeySchema,
+      KeySchema,
+      KeyListSchema,
+    ],
   };
 }
 
@@ -113,6 +160,8 @@ export type JobDetailView = Static<JobsSchemas['jobDetail']>;
 export type CreatedJobView = Static<JobsSchemas['createdJob']>;
 /** A result row: the common fields, then the row's own source's typed columns (by name), then `raw`. */
 export type ResultView = Static<JobsSchemas['result']> & Record<string, unknown>;
+export type ResultsQuery = Static<JobsSchemas['resultsQuery']>;
+export type ResultPageView = Omit<Static<JobsSchemas['resultPage']>, 'results'> & { results: ResultView[] };
 
 const ScopeName = Type.Enum([...SCOPES]);
 

@@ -1,11 +1,16 @@
 // Rows as the API shows them, typed by their response schemas.
+import type { SourceRegistry } from '../sources/index.ts';
 import type { JobRow, KeyRow } from '../store/index.ts';
+import type { JobCostView } from './cost-schemas.ts';
 import type { JobDetailView, JobView, KeyView } from './schemas.ts';
 
-/** The job object (`Job` in docs/api/jobs-reference.md); `domains` only when the row carries them (single reads). */
-export function jobView(job: JobRow & { domains: string[] }): JobDetailView;
-export function jobView(job: JobRow): JobView;
-export function jobView(job: JobRow): JobView | JobDetailView {
+/**
+ * The job object (`Job` in docs/api/jobs-reference.md); `domains` only when the row carries them (single reads).
+ * `sources` gives each source's cost unit.
+ */
+export function jobView(job: JobRow & { domains: string[] }, sources: SourceRegistry): JobDetailView;
+export function jobView(job: JobRow, sources: SourceRegistry): JobView;
+export function jobView(job: JobRow, sources: SourceRegistry): JobView | JobDetailView {
   return {
     job_id: job.id,
     status: job.status,
@@ -16,8 +21,16 @@ export function jobView(job: JobRow): JobView | JobDetailView {
     domain_count: job.domainCount,
     webhook_url: job.webhookUrl,
     progress: { total: job.total, succeeded: job.succeeded, failed: job.failed, pending: job.total - job.succeeded - job.failed },
+    cost: jobCost(job, sources),
     ...(job.domains ? { domains: job.domains } : {}),
   };
+}
+
+/** Each of the job's sources with the sum of its finished rows' cost (0 before any), in its billing unit. */
+function jobCost(job: JobRow, sources: SourceRegistry): JobCostView {
+  return Object.fromEntries(
+    job.jobTypes.map((source) => [source, { amount: Number(job.cost?.[source] ?? 0), unit: sources.get(source)?.billing.unit ?? null }]),
+  );
 }
 
 export function keyView(key: KeyRow): KeyView {

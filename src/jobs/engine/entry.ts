@@ -8,8 +8,18 @@ import { inTransaction, type Queue } from '../../platform/queue.ts';
 import { isActive } from '../job-status.ts';
 import { countTasks } from '../metrics.ts';
 import { enqueueRanges, splitRange, taskQueue, type RangeEntry, type TaskRange } from '../queues.ts';
-import type { Outcome, Source, TypedColumn } from '../sources/index.ts';
-import { jobStatusById, startJob, unfinishedTasks, writeResults, type PendingTask, type TaskResult } from '../store/index.ts';
+import { NOTHING_SPENT, type Outcome, type Source, type TypedColumn } from '../sources/index.ts';
+import {
+  addSpending,
+  cancelRange,
+  jobStatusById,
+  startJob,
+  unfinishedTasks,
+  writeResults,
+  type PendingTask,
+  type TaskResult,
+  type TaskSpend,
+} from '../store/index.ts';
 import { endJobIfDone } from './job-end.ts';
 import type { RateGate } from './rate.ts';
 
@@ -33,16 +43,26 @@ export interface EntryContext {
 /** Thrown when the entry's claim lapsed (another worker now holds it): nothing of this run is kept. */
 export class LapsedEntry extends Error {}
 
-export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promise<void> {
+/**
+ * `cancelled` is aborted when the job is hard-cancelled (heard through PostgreSQL): upstream calls in flight are
+ * aborted and their outcomes dropped, since the cancel has already ended those rows.
+ */
+export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>, cancelled?: AbortSignal): Promise<void> {
   const range = entry.data;
+  const run = range.run ?? 0;
   const started = performance.now();
-  const job = await startJob(ctx.pool, range.jobId);
-  // A job that is gone, paused or already ended starts nothing more: the entry is done with no work.
-  if (!job || !isActive(job.status)) return settle(ctx, entry, { results: [], requeue: [] });
+  const job = await startJob(ctx.pool, range.jobId, run);
+  // A job that is gone, paused or already ended, or run again since this entry was made (resume, retry: the new
+  // run has entries of its own), starts nothing more: the entry is done with no work.
+  if (!job || !isActive(job.status) || job.run !== run) {
+    return settle(ctx, entry, { results: [], requeue: [], cancelRest: job?.status === 'cancelled' });
+  }
+  const signal = cancelled ? AbortSignal.any([ctx.stopping, cancelled]) : ctx.stopping;
 
   const batches = inBatches(await unfinishedTasks(ctx.pool, range.jobId, ctx.source.name, range.from, range.to), ctx.source.batchSize);
   const results: TaskResult[] = [];
   const requeue: RangeEntry[] = [];
+  const spent: TaskSpend[] = [];
   let retriedTasks = 0;
   for (let i = 0; i < batches.length; i++) {
     const batch = batches[i]!;
@@ -50,24 +70,25 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
       const overBudget = performance.now() - started > ctx.budgetMs;
       if (overBudget || ctx.stopping.aborted) {
         for (const [from, to] of splitRange(batch[0]!.position, range.to, ctx.source.batchSize, 2)) {
-          requeue.push({ range: { jobId: range.jobId, from, to, attempt: 1 }, tenantId: job.tenantId });
+          requeue.push({ range: { jobId: range.jobId, from, to, attempt: 1, run }, tenantId: job.tenantId });
         }
         break;
       }
-      const status = await jobStatusById(ctx.pool, range.jobId);
-      if (status !== 'running') break; // paused (or ended) meanwhile: no further upstream call
+      const now = await jobStatusById(ctx.pool, range.jobId);
+      if (now?.status !== 'running' || now.run !== run) break; // paused, ended or run again meanwhile: no further call
     }
     // A task's time runs from its first upstream request, not from the wait for the shared rate before it.
     let fetchedAt: Date | undefined;
     const permit = async () => {
-      await ctx.gate.take(ctx.stopping);
+      await ctx.gate.take(signal);
       fetchedAt ??= new Date();
     };
     const called = new Date();
     const outcomes = await ctx.source.fetch(
       batch.map((t) => t.domain),
-      { signal: ctx.stopping, permit },
+      { signal, permit },
     );
+    if (cancelled?.aborted) break; // the job was hard-cancelled: its rows are `cancelled`, this outcome is not kept
     const startedAt: Date = fetchedAt ?? called;
     const durationMs = Date.now() - startedAt.getTime();
     let retryAfterMs = 0;
@@ -78,6 +99,8 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
       if (!outcome.ok && outcome.transient && range.attempt <= ctx.retryDelaysMs.length) {
         retryAfterMs = Math.max(retryAfterMs, outcome.transient.retryAfterMs ?? 0);
         retried.push(task);
+        // What the failed attempt spent stays on the row (a traffic task may have paid for its first calls).
+        if (outcome.spend?.calls) spent.push(spendOf(task, outcome));
       } else {
         results.push(toResult(task, outcome, range.attempt, startedAt, durationMs));
       }
@@ -87,13 +110,14 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
       const wait = Math.max(jitter(ctx.retryDelaysMs[range.attempt - 1]!), Math.min(retryAfterMs, 60_000));
       if (retryAfterMs > 0) await ctx.gate.holdFor(Math.min(retryAfterMs, 60_000));
       requeue.push({
-        range: { jobId: range.jobId, from: retried[0]!.position, to: retried.at(-1)!.position + 1, attempt: range.attempt + 1 },
+        range: { jobId: range.jobId, from: retried[0]!.position, to: retried.at(-1)!.position + 1, attempt: range.attempt + 1, run },
         tenantId: job.tenantId,
         delayMs: wait,
       });
     }
   }
-  await settle(ctx, entry, { results, requeue });
+  // Cancelled meanwhile: the cancel ended the rows already, save any it skipped while they were being settled.
+  await settle(ctx, entry, { results, requeue, spent, cancelRest: cancelled?.aborted === true });
   for (const result of results) countTasks(ctx.source.name, result.state === 'ok' ? 'ok' : (result.error_code ?? 'internal_error'));
   countTasks(ctx.source.name, 'retried', retriedTasks);
 }
@@ -101,13 +125,19 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>): Promis
 interface Settlement {
   results: TaskResult[];
   requeue: RangeEntry[];
+  /** The job was hard-cancelled: rows of the range still unfinished (a cancel skips rows being settled) end. */
+  cancelRest?: boolean;
+  /** What attempts to be retried spent, added to their rows. */
+  spent?: TaskSpend[];
 }
 
-async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, requeue }: Settlement): Promise<void> {
+async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, requeue, cancelRest, spent }: Settlement): Promise<void> {
   const { jobId } = entry.data;
   const name = taskQueue(ctx.source.name);
   await withTransaction(ctx.pool, async (tx) => {
     await writeResults(tx, jobId, ctx.source.name, results, ctx.columns);
+    if (spent?.length) await addSpending(tx, jobId, ctx.source.name, spent);
+    if (cancelRest) await cancelRange(tx, jobId, ctx.source.name, entry.data.from, entry.data.to);
     const done = (await ctx.queue.complete(name, { id: entry.id, retryCount: entry.retryCount }, null, { db: inTransaction(tx) })) as {
       affected: number;
     };
@@ -118,8 +148,14 @@ async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, reque
   });
 }
 
+/** What an outcome's requests cost, as its row records it (none made: nothing spent). */
+function spendOf(task: PendingTask, outcome: Outcome): TaskSpend {
+  const spend = outcome.spend ?? NOTHING_SPENT;
+  return { position: task.position, cost: spend.amount, cost_basis: spend.basis, calls: spend.calls };
+}
+
 function toResult(task: PendingTask, outcome: Outcome, attempts: number, fetchedAt: Date, durationMs: number): TaskResult {
-  const common = { position: task.position, attempts, fetched_at: fetchedAt.toISOString(), duration_ms: durationMs };
+  const common = { ...spendOf(task, outcome), attempts, fetched_at: fetchedAt.toISOString(), duration_ms: durationMs };
   if (outcome.ok) return { ...common, ...outcome.columns, state: 'ok', error_code: null, error_message: null, raw: outcome.raw ?? null };
   return { ...common, state: 'error', error_code: outcome.code, error_message: outcome.message, raw: outcome.raw ?? null };
 }

@@ -1,5 +1,5 @@
 // The jobs engine of a worker process: a runner per source, heartbeats for what it holds, the dead-letter
-// path, and a LISTEN that wakes runners when jobs are created.
+// path, and a LISTEN that wakes runners when jobs are created and aborts the calls of hard-cancelled jobs.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'pg-boss';
@@ -9,7 +9,7 @@ import type { Queue } from '../../platform/queue.ts';
 import { countTasks } from '../metrics.ts';
 import { createTaskQueues, deadLetterQueue, taskQueue, TASKS_CHANNEL, type TaskQueueTimings, type TaskRange } from '../queues.ts';
 import type { AdapterDeps, SourceLimits, SourceRegistry } from '../sources/index.ts';
-import { failRange, renewSlots, releaseAllSlots } from '../store/index.ts';
+import { cancelledAmong, failRange, JOB_CANCELLED_CHANNEL, renewSlots, releaseAllSlots } from '../store/index.ts';
 import { endJobIfDone } from './job-end.ts';
 import { rateGate } from './rate.ts';
 import { startRunner, type SourceRunner } from './runner.ts';
@@ -83,10 +83,21 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await queue.work<TaskRange>(deadLetterQueue(name), { batchSize: 10 }, (entries) => deadLetters(options, name, entries));
   }
 
+  const abort = (jobId: string) => {
+    for (const runner of runners.values()) runner.abort(jobId);
+  };
+  // A hard cancel is heard at once through NOTIFY; one missed while the LISTEN connection was down is found
+  // at the next (re)connection or heartbeat, by asking PostgreSQL about the jobs this process is running.
+  const abortCancelled = async () => {
+    const held = new Set([...runners.values()].flatMap((r) => r.running().map((e) => e.data.jobId)));
+    if (held.size > 0) for (const jobId of await cancelledAmong(pool, [...held])) abort(jobId);
+  };
   const listener = createListener(options.databaseUrl, log);
   listener.on(TASKS_CHANNEL, (payload) => runners.get(payload)?.wake());
+  listener.on(JOB_CANCELLED_CHANNEL, abort);
   listener.onConnect(() => {
     for (const runner of runners.values()) runner.wake();
+    abortCancelled().catch((err: unknown) => log.warn({ err }, 'could not look for cancelled jobs'));
   });
 
   // Heartbeats: the entries and slots this process holds stay ours while it lives, and only while it lives.
@@ -97,6 +108,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         const held = runner.running().map((e) => ({ id: e.id, retryCount: e.retryCount }));
         if (held.length) await queue.touch(taskQueue(name), held);
       }
+      await abortCancelled();
     })().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
   }, timings.heartbeatMs ?? 10_000);
 

@@ -22,6 +22,8 @@ export interface SourceRunner {
   wake(): void;
   /** Entries this process is running now (for heartbeats). */
   running(): Job<TaskRange>[];
+  /** Aborts the upstream calls of the job's entries running here (a hard cancel). */
+  abort(jobId: string): void;
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
   const { pool, queue, log, source } = options;
   const name = taskQueue(source.name);
   const stopping = new AbortController();
-  const lanes = new Map<string, { entry: Job<TaskRange>; done: Promise<void> }>();
+  const lanes = new Map<string, { entry: Job<TaskRange>; done: Promise<void>; cancel: AbortController }>();
   // Slots whose release failed (the database was away). The heartbeat renews every slot this process holds,
   // so they would stay ours for good: they are released again before the next dispatch.
   const unreleased = new Set<number>();
@@ -44,9 +46,10 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
   await ensureSlots(pool, source.name, options.concurrency);
 
   const launch = (entry: Job<TaskRange>, slot: number) => {
+    const cancel = new AbortController();
     const done = (async () => {
       try {
-        await runEntry({ ...options, stopping: stopping.signal }, entry);
+        await runEntry({ ...options, stopping: stopping.signal }, entry, cancel.signal);
       } catch (err) {
         await failEntry(queue, name, entry, err, log);
       } finally {
@@ -58,7 +61,7 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
         wake();
       }
     })();
-    lanes.set(entry.id, { entry, done });
+    lanes.set(entry.id, { entry, done, cancel });
   };
 
   const dispatch = async (): Promise<number> => {
@@ -99,6 +102,9 @@ export async function startRunner(options: RunnerOptions): Promise<SourceRunner>
   return {
     wake,
     running: () => [...lanes.values()].map((l) => l.entry),
+    abort(jobId) {
+      for (const lane of lanes.values()) if (lane.entry.data.jobId === jobId) lane.cancel.abort();
+    },
     async stop() {
       stopping.abort();
       wake();

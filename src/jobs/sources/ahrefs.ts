@@ -1,8 +1,9 @@
 // ahrefs_backlinks and ahrefs_traffic: Ahrefs API v3 with `Authorization: Bearer` and the `date` every request
 // needs (docs/providers.md, "Ahrefs"). Traffic makes three calls: metrics (typed columns), then top keywords and
-// top pages, which go into `raw`.
+// top pages, which go into `raw`. Ahrefs reports each request's cost in API units in a response header.
 import { Type, type TSchema } from 'typebox';
 import type { Outbound } from '../../platform/net/index.ts';
+import { Tally, type Price } from './cost.ts';
 import type { SettingReader, SourceDescriptor } from './descriptor.ts';
 import type { FetchContext, Outcome, SourceAdapter } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody, type Failure } from './upstream.ts';
@@ -18,6 +19,18 @@ const MetricsReply = Type.Object({
 });
 const KeywordsReply = Type.Object({ keywords: Type.Array(Type.Unknown()) });
 const PagesReply = Type.Object({ pages: Type.Array(Type.Unknown()) });
+
+/**
+ * Ahrefs bills API units per request (max(50, per-row cost × rows)) and reports the charge in its answer:
+ * `x-api-units-cost-total-actual` is what the request consumed (0 when Ahrefs served it from its cache),
+ * `x-api-units-cost-total` what it would cost. An answer with neither (a proxy that drops headers) is counted at
+ * the smallest charge of a request, 50 units.
+ */
+const PRICE: Price = {
+  unit: 'ahrefs_units',
+  price: { units: 50, per: 'request' },
+  reportedIn: ['x-api-units-cost-total-actual', 'x-api-units-cost-total'],
+};
 
 interface AhrefsSettings {
   apiKey: string | undefined;
@@ -41,7 +54,7 @@ export const ahrefsBacklinks: SourceDescriptor<AhrefsSettings> = {
   ],
   // Bounded by concurrency; 429s are honoured.
   defaults: { concurrency: 2, rate: 0 },
-  billing: { charged: true, requests: { count: 1, per: 'domain' }, unitsPerRequest: null },
+  billing: { ...PRICE, requests: { count: 1, per: 'domain' } },
   readSettings,
   createAdapter: (settings, deps) => ahrefsBacklinksAdapter(settings, deps.providerHttp),
 };
@@ -57,19 +70,19 @@ export const ahrefsTraffic: SourceDescriptor<AhrefsSettings> = {
   // As backlinks, with slots and a rate window of its own.
   defaults: { concurrency: 2, rate: 0 },
   // Metrics, top keywords, top pages.
-  billing: { charged: true, requests: { count: 3, per: 'domain' }, unitsPerRequest: null },
+  billing: { ...PRICE, requests: { count: 3, per: 'domain' } },
   readSettings,
   createAdapter: (settings, deps) => ahrefsTrafficAdapter(settings, deps.providerHttp),
 };
 
 export function ahrefsBacklinksAdapter(settings: AhrefsSettings, http: Outbound): SourceAdapter {
-  async function one(domain: string, context: FetchContext): Promise<Outcome> {
+  async function one(domain: string, context: FetchContext, tally: Tally): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
     const body = {
       select: ['domain_rating', 'backlinks', 'backlinks_dofollow', 'refdomains'],
       targets: [{ url: domain, mode: 'subdomains', protocol: 'both' }],
     };
-    const got = await get(settings, http, context, 'POST', '/batch-analysis/batch-analysis', {}, BacklinksReply, body);
+    const got = await get(settings, http, context, tally, 'POST', '/batch-analysis/batch-analysis', {}, BacklinksReply, body);
     if (!got.ok) return got;
     const t = got.value.targets[0]!;
     return {
@@ -83,16 +96,17 @@ export function ahrefsBacklinksAdapter(settings: AhrefsSettings, http: Outbound)
       raw: got.raw,
     };
   }
-  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => metered(d, context, one))) };
 }
 
 export function ahrefsTrafficAdapter(settings: AhrefsSettings, http: Outbound): SourceAdapter {
-  async function one(domain: string, context: FetchContext): Promise<Outcome> {
+  async function one(domain: string, context: FetchContext, tally: Tally): Promise<Outcome> {
     if (!settings.apiKey) return fail('source_not_configured', 'AHREFS_API_KEY is not set');
     const metrics = await get(
       settings,
       http,
       context,
+      tally,
       'GET',
       '/site-explorer/metrics',
       { target: domain, mode: 'subdomains' },
@@ -104,6 +118,7 @@ export function ahrefsTrafficAdapter(settings: AhrefsSettings, http: Outbound): 
       settings,
       http,
       context,
+      tally,
       'GET',
       '/site-explorer/organic-keywords',
       { ...top, select: 'keyword,volume,best_position,sum_traffic' },
@@ -114,6 +129,7 @@ export function ahrefsTrafficAdapter(settings: AhrefsSettings, http: Outbound): 
       settings,
       http,
       context,
+      tally,
       'GET',
       '/site-explorer/top-pages',
       { ...top, select: 'url,sum_traffic,keywords' },
@@ -128,14 +144,26 @@ export function ahrefsTrafficAdapter(settings: AhrefsSettings, http: Outbound): 
       raw: { metrics: metrics.raw, keywords: keywords.raw, pages: pages.raw },
     };
   }
-  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => metered(d, context, one))) };
 }
 
-/** One Ahrefs call with the date parameter, status rules, and a schema check of the body. */
+/** One domain's task with what its requests cost: a traffic task that fails half-way has still paid for the first calls. */
+async function metered(
+  domain: string,
+  context: FetchContext,
+  one: (domain: string, context: FetchContext, tally: Tally) => Promise<Outcome>,
+): Promise<Outcome> {
+  const tally = new Tally(PRICE);
+  const outcome = await one(domain, context, tally);
+  return { ...outcome, spend: tally.spend };
+}
+
+/** One Ahrefs call with the date parameter, status rules, and a schema check of the body; its cost goes to `tally`. */
 async function get<T extends TSchema>(
   settings: AhrefsSettings,
   http: Outbound,
   context: FetchContext,
+  tally: Tally,
   method: 'GET' | 'POST',
   path: string,
   query: Record<string, string>,
@@ -155,6 +183,7 @@ async function get<T extends TSchema>(
     body: body ? JSON.stringify(body) : undefined,
     signal: context.signal,
   });
+  tally.request(isFailure(res) ? undefined : res);
   if (isFailure(res)) return res;
   const refused: Failure | undefined = byStatus(res, 'Ahrefs');
   if (refused) return refused;

@@ -3,7 +3,10 @@
 // slots, the task table's columns, result rows and CSV, and the JOBS_<NAME>_* settings all come from these.
 import type { LookupFunction } from 'node:net';
 import type { Outbound } from '../../platform/net/index.ts';
+import type { Billing } from './cost.ts';
 import type { SourceAdapter } from './source.ts';
+
+export type { Billing };
 
 /** The SQL types a typed column may have (as PostgreSQL's `format_type` names them, once mapped). */
 export const COLUMN_TYPES = {
@@ -25,18 +28,6 @@ export interface TypedColumn {
 export interface SourceLimits {
   concurrency: number;
   rate: number;
-}
-
-/**
- * What a source spends at its provider, as docs/providers.md says it. `requests` counts upstream requests: per
- * domain, per call (a batch of `batchSize` domains) or per page of an answer; `atMost` when fewer may do.
- */
-export interface Billing {
-  /** Whether the requests spend the operator's provider account (credits, plan quota): not for sources without credentials. */
-  charged: boolean;
-  requests: { count: number; per: 'domain' | 'call' | 'page'; atMost?: true };
-  /** Provider units (credits, rows) one request spends: null where docs/providers.md does not say. */
-  unitsPerRequest: number | null;
 }
 
 /** How a source reads its own settings: with config.ts's reader, so a bad value stops the program in one line. */

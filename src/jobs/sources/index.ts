@@ -15,8 +15,18 @@ export {
   type SourceLimits,
   type TypedColumn,
 } from './descriptor.ts';
+export {
+  addSpend,
+  estimateCost,
+  NOTHING_SPENT,
+  requestCost,
+  splitSpend,
+  type Billing,
+  type CostBasis,
+  type Spend,
+} from './cost.ts';
 export { sourceRegistry, type SourceRegistry } from './registry.ts';
-export type { Outcome, Source } from './source.ts';
+export { TRANSIENT_ERRORS, type Outcome, type Source } from './source.ts';
 export { ping, pingAdapter } from './ping.ts';
 
 /** The sources of the program, in the fixed source order. */

@@ -3,6 +3,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { OutboundError, type Outbound, type RedirectHop } from '../../platform/net/index.ts';
+import { FREE, Tally } from './cost.ts';
 import type { SourceDescriptor } from './descriptor.ts';
 import type { FetchContext, Outcome, SourceAdapter } from './source.ts';
 
@@ -21,7 +22,7 @@ export const ping: SourceDescriptor<undefined> = {
   ],
   defaults: { concurrency: 50, rate: 0 },
   // Our own requests to the domain itself (https, then http when that gets no answer): no provider to pay.
-  billing: { charged: false, requests: { count: 2, per: 'domain', atMost: true }, unitsPerRequest: null },
+  billing: { ...FREE, requests: { count: 2, per: 'domain', atMost: true } },
   readSettings: () => undefined,
   createAdapter: (_settings, deps) => pingAdapter({ outbound: deps.outbound, lookup: deps.lookup, userAgent: deps.userAgent }),
 };
@@ -52,8 +53,10 @@ export function pingAdapter(options: PingOptions): SourceAdapter {
       return unreachable({ addresses: [], attempts: [], error: 'dns', message: addresses.message });
     }
     const attempts: Attempt[] = [];
+    const tally = new Tally(FREE);
     for (const url of urls(domain)) {
       await context.permit();
+      tally.request(undefined);
       try {
         const res = await options.outbound.request(url, {
           method: 'GET',
@@ -61,20 +64,24 @@ export function pingAdapter(options: PingOptions): SourceAdapter {
           timeoutMs: TIMEOUT_MS,
           maxRedirects: MAX_REDIRECTS,
           maxBodyBytes: BODY_BYTES,
+          signal: context.signal,
         });
         attempts.push({ url, chain: res.chain });
         return {
           ok: true,
           columns: { reachable: true, status_code: res.status, response_ms: res.firstByteMs },
           raw: { addresses, attempts, final_url: res.url, status: res.status, error: null },
+          spend: tally.spend,
         };
       } catch (err) {
         if (!(err instanceof OutboundError)) throw err;
+        // Our own abort (a stopping worker, a cancelled job) says nothing of the site: not a finding.
+        if (context.signal.aborted) return { ok: false, code: 'upstream_unavailable', message: 'the check was interrupted', transient: {} };
         attempts.push({ url, error: err.kind, message: err.message, chain: err.chain });
       }
     }
     const last = attempts.at(-1)!;
-    return unreachable({ addresses, attempts, error: last.error, message: last.message });
+    return { ...unreachable({ addresses, attempts, error: last.error, message: last.message }), spend: tally.spend };
   }
 
   return { fetch: (domains, context) => Promise.all(domains.map((d) => check(d, context))) };

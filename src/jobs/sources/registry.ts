@@ -30,6 +30,10 @@ const RESERVED = new Set([
   'error_code',
   'error_message',
   'raw',
+  'cost',
+  'cost_unit',
+  'cost_basis',
+  'calls',
 ]);
 
 /** Checks the descriptors against each other (names, column names and types) and indexes them. */

@@ -1,5 +1,6 @@
 // What every source is to the engine: a named fetcher of one batch of domains, whose outcome per domain is
-// either typed columns with the upstream payload, or a classified error.
+// either typed columns with the upstream payload, or a classified error, with what its requests cost.
+import type { Spend } from './cost.ts';
 
 /** Error classes of result rows: docs/api/README.md, "Errors"; which answer gets which, docs/providers.md. */
 export type ErrorCode =
@@ -12,7 +13,16 @@ export type ErrorCode =
   | 'upstream_bad_response'
   | 'internal_error';
 
-export type Outcome =
+/**
+ * Errors that say nothing about the domain, only about the moment: the provider was unreachable, failing or
+ * throttling, or our worker was lost. Asking again later may well succeed, so `POST /v1/jobs/{id}/retry`
+ * re-runs these by default. The others need someone to act first (credentials, plan, quota: `upstream_auth`,
+ * `upstream_quota`, `source_not_configured`) or are the provider's answer about the domain (`upstream_no_data`,
+ * `upstream_bad_response`): asking again unchanged would pay for the same answer, so only `errors: "all"` does.
+ */
+export const TRANSIENT_ERRORS: readonly ErrorCode[] = ['upstream_unavailable', 'upstream_rate_limited', 'internal_error'];
+
+export type Outcome = (
   | { ok: true; columns: Record<string, unknown>; raw: unknown }
   | {
       ok: false;
@@ -21,7 +31,14 @@ export type Outcome =
       raw?: unknown;
       /** Worth another try later (timeouts, 429, 5xx); `retryAfterMs` when the upstream said how long. */
       transient?: { retryAfterMs?: number };
-    };
+    }
+) & {
+  /**
+   * What this domain's upstream requests cost (cost.ts: `requestCost`, and `splitSpend` for its share of a
+   * batch call), whatever the outcome: a failed request may still have been billed. Absent: no request made.
+   */
+  spend?: Spend;
+};
 
 export interface FetchContext {
   /** Aborted when the worker stops; a source passes it to its requests. */

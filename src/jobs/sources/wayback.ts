@@ -3,6 +3,7 @@
 // (one in flight, 0.4 requests/s) paces each page, and a refused connection holds every worker for a minute.
 import { Type } from 'typebox';
 import type { Outbound } from '../../platform/net/index.ts';
+import { FREE, Tally } from './cost.ts';
 import type { SourceDescriptor } from './descriptor.ts';
 import type { FetchContext, Outcome, SourceAdapter } from './source.ts';
 import { byStatus, call, fail, isFailure, parseBody } from './upstream.ts';
@@ -29,13 +30,13 @@ export const wayback: SourceDescriptor<WaybackSettings> = {
   // The archive blocks clients that go faster than about 24 requests a minute.
   defaults: { concurrency: 1, rate: 0.4 },
   // No credentials: nobody's account pays. One request per page of up to 5,000 captures.
-  billing: { charged: false, requests: { count: 1, per: 'page' }, unitsPerRequest: null },
+  billing: { ...FREE, requests: { count: 1, per: 'page' } },
   readSettings: (read) => ({ baseUrl: read.url('WAYBACK_BASE_URL', 'https://web.archive.org') }),
   createAdapter: (settings, deps) => waybackAdapter(settings, deps.providerHttp),
 };
 
 export function waybackAdapter(settings: WaybackSettings, http: Outbound): SourceAdapter {
-  async function one(domain: string, context: FetchContext): Promise<Outcome> {
+  async function one(domain: string, context: FetchContext, tally: Tally): Promise<Outcome> {
     const pages: { captures: number; resume_key: string | null }[] = [];
     const captures: string[][] = [];
     let count = 0;
@@ -55,6 +56,7 @@ export function waybackAdapter(settings: WaybackSettings, http: Outbound): Sourc
       }).toString();
       await context.permit();
       const res = await call(http, url.toString(), { signal: context.signal });
+      tally.request(isFailure(res) ? undefined : res);
       if (isFailure(res)) {
         // A refused connection is how a blocked client meets the archive: stop everyone for a minute.
         return res.message.includes('ECONNREFUSED') ? { ...res, transient: { retryAfterMs: 60_000 } } : res;
@@ -93,7 +95,12 @@ export function waybackAdapter(settings: WaybackSettings, http: Outbound): Sourc
       raw: { pages, captures, truncated: count > captures.length },
     };
   }
-  return { fetch: (domains, context) => Promise.all(domains.map((d) => one(d, context))) };
+  // Free, but its requests are counted: a page each.
+  const metered = async (domain: string, context: FetchContext): Promise<Outcome> => {
+    const tally = new Tally(FREE);
+    return { ...(await one(domain, context, tally)), spend: tally.spend };
+  };
+  return { fetch: (domains, context) => Promise.all(domains.map((d) => metered(d, context))) };
 }
 
 function iso(stamp: string | undefined): string | null {

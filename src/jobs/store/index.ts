@@ -4,6 +4,7 @@
 export {
   finishIfDone,
   insertJob,
+  jobById,
   jobState,
   jobStatusById,
   keyAndJob,
@@ -19,6 +20,7 @@ export { activeKeyByHash, insertKey, listKeys, revokeKey, touchKey, type ActiveK
 export { acquireSlots, ensureSlots, releaseAllSlots, releaseSlots, renewSlots } from './slots.ts';
 export { addTypedColumns, missingTypedColumns } from './task-columns.ts';
 export {
+  addSpending,
   failRange,
   finishedTasks,
   insertTasks,
@@ -26,7 +28,23 @@ export {
   unfinishedTasks,
   writeResults,
   type PendingTask,
+  type ResultPosition,
+  type ResultQuery,
   type ResultRow,
   type TaskResult,
+  type TaskSpend,
 } from './tasks.ts';
 export { ensureTenant } from './tenants.ts';
+export { usageBySource, type UsageRow } from './usage.ts';
+export {
+  CANCELLED,
+  cancelledAmong,
+  cancelRange,
+  JOB_CANCELLED_CHANNEL,
+  lockJob,
+  markCancelled,
+  markResumed,
+  markRetried,
+  type LockedJob,
+  type Span,
+} from './transitions.ts';

@@ -1,7 +1,7 @@
 // Jobs: the job rows, read with their progress, and the transitions of their status. Every read of a job for
 // the API names its tenant: another tenant's job is simply not found.
 import type { Queryable } from '../../platform/db/index.ts';
-import { isActive, isFinal, type FinalStatus, type JobStatus } from '../job-status.ts';
+import { allows, isActive, type EndStatus, type JobStatus } from '../job-status.ts';
 import type { Scope } from '../keys.ts';
 import type { ActiveKey } from './keys.ts';
 
@@ -26,19 +26,24 @@ export interface JobRow {
   total: number;
   succeeded: number;
   failed: number;
+  /** What its finished rows cost, by source (numeric, as text); absent on a job just made, which has none. */
+  cost?: Record<string, string> | null;
   /** Only on single reads. */
   domains?: string[];
 }
 
-// Progress is counted from the task rows themselves (no counters to drift); the partial index holds only
-// finished rows, so a queued job costs nothing to count.
+// Progress and cost are counted from the task rows themselves (no counters to drift), in one pass over the
+// finished rows; the partial index holds only those, so a queued job costs nothing to count.
 const JOB_SELECT = `SELECT j.id, j.status, j.created_at AS "createdAt", j.started_at AS "startedAt",
   j.finished_at AS "finishedAt", j.job_types AS "jobTypes", cardinality(j.domains) AS "domainCount",
   j.webhook_url AS "webhookUrl", cardinality(j.domains) * cardinality(j.job_types) AS total,
-  p.succeeded, p.failed`;
+  p.succeeded, p.failed, p.cost`;
 const PROGRESS = `CROSS JOIN LATERAL (
-  SELECT count(*) FILTER (WHERE t.state = 'ok')::int AS succeeded, count(*) FILTER (WHERE t.state = 'error')::int AS failed
-  FROM tasks t WHERE t.job_id = j.id AND t.state IN ('ok', 'error')) p`;
+  SELECT coalesce(sum(s.ok), 0)::int AS succeeded, coalesce(sum(s.error), 0)::int AS failed,
+    jsonb_object_agg(s.source, s.cost::text) FILTER (WHERE s.cost IS NOT NULL) AS cost
+  FROM (SELECT t.source, count(*) FILTER (WHERE t.state = 'ok') AS ok, count(*) FILTER (WHERE t.state = 'error') AS error,
+      sum(t.cost) AS cost
+    FROM tasks t WHERE t.job_id = j.id AND t.state IN ('ok', 'error') GROUP BY t.source) s) p`;
 
 export async function insertJob(tx: Queryable, job: NewJob): Promise<Date> {
   const { rows } = await tx.query<{ createdAt: Date }>(
@@ -49,8 +54,8 @@ export async function insertJob(tx: Queryable, job: NewJob): Promise<Date> {
   return rows[0]!.createdAt;
 }
 
-async function jobById(db: Queryable, tenantId: string, id: string): Promise<JobRow | undefined> {
-  const { rows } = await db.query<JobRow>({
+export async function jobById(db: Queryable, tenantId: string, id: string): Promise<(JobRow & { domains: string[] }) | undefined> {
+  const { rows } = await db.query<JobRow & { domains: string[] }>({
     name: 'jobs.jobs.jobById',
     text: `${JOB_SELECT}, j.domains FROM jobs j ${PROGRESS} WHERE j.tenant_id = $1 AND j.id = $2`,
     values: [tenantId, id],
@@ -123,7 +128,7 @@ export async function listJobs(db: Queryable, tenantId: string, limit: number, c
 
 type PauseOutcome = { outcome: 'paused' | 'unchanged' | 'finished'; job: JobRow } | { outcome: 'not_found' };
 
-/** Soft-cancel: a queued or running job becomes paused; a paused one stays; a finished one cannot. */
+/** Soft-cancel: a queued or running job becomes paused; a paused one stays; an ended one cannot. */
 export async function pauseJob(tx: Queryable, tenantId: string, id: string): Promise<PauseOutcome> {
   const { rows } = await tx.query<{ status: JobStatus }>('SELECT status FROM jobs WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
     id,
@@ -135,7 +140,7 @@ export async function pauseJob(tx: Queryable, tenantId: string, id: string): Pro
   if (isActive(current.status)) {
     await tx.query(`UPDATE jobs SET status = 'paused', paused_at = now() WHERE id = $1`, [id]);
     outcome = 'paused';
-  } else if (isFinal(current.status)) {
+  } else if (!allows('pause', current.status)) {
     outcome = 'finished';
   }
   return { outcome, job: (await jobById(tx, tenantId, id))! };
@@ -144,34 +149,36 @@ export async function pauseJob(tx: Queryable, tenantId: string, id: string): Pro
 interface EntryJob {
   status: JobStatus;
   tenantId: string;
+  /** The job's run (resume and retry start a new one): an entry of an older run does nothing. */
+  run: number;
 }
 
-/** Marks a job running when its first task starts; returns its status (after that) and tenant. */
-export async function startJob(db: Queryable, jobId: string): Promise<EntryJob | undefined> {
+/** Marks a job running when its first task (of run `run`) starts; returns its status (after that), tenant and run. */
+export async function startJob(db: Queryable, jobId: string, run: number): Promise<EntryJob | undefined> {
   const { rows } = await db.query<EntryJob>({
     name: 'jobs.jobs.startJob',
     text: `WITH started AS (
-        UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'
-        RETURNING status, tenant_id)
-      SELECT status, tenant_id AS "tenantId" FROM started
-      UNION ALL SELECT status, tenant_id FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM started)`,
+        UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued' AND run = $2
+        RETURNING status, tenant_id, run)
+      SELECT status, tenant_id AS "tenantId", run FROM started
+      UNION ALL SELECT status, tenant_id, run FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM started)`,
+    values: [jobId, run],
+  });
+  return rows[0];
+}
+
+/** Read before each upstream call, so a pause (or a newer run) stops new calls at once. */
+export async function jobStatusById(db: Queryable, jobId: string): Promise<{ status: JobStatus; run: number } | undefined> {
+  const { rows } = await db.query<{ status: JobStatus; run: number }>({
+    name: 'jobs.jobs.jobStatusById',
+    text: 'SELECT status, run FROM jobs WHERE id = $1',
     values: [jobId],
   });
   return rows[0];
 }
 
-/** Read before each upstream call, so a pause stops new calls at once. */
-export async function jobStatusById(db: Queryable, jobId: string): Promise<JobStatus | undefined> {
-  const { rows } = await db.query<{ status: JobStatus }>({
-    name: 'jobs.jobs.jobStatusById',
-    text: 'SELECT status FROM jobs WHERE id = $1',
-    values: [jobId],
-  });
-  return rows[0]?.status;
-}
-
 export interface FinishedJob {
-  status: FinalStatus;
+  status: EndStatus;
   finishedAt: Date;
   webhookUrl: string | null;
 }

@@ -2,7 +2,7 @@
 // result row. Its typed columns are the sources' (`columns`, from the source registry).
 import { createHash } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/index.ts';
-import type { TypedColumn } from '../sources/index.ts';
+import type { CostBasis, TypedColumn } from '../sources/index.ts';
 
 /** One task row per (domain, source), domain-major, in one statement (up to 6,000 rows). */
 export async function insertTasks(tx: Queryable, jobId: string, domains: string[], sources: readonly string[]): Promise<void> {
@@ -24,10 +24,37 @@ export interface ResultRow extends Record<string, unknown> {
   fetchedAt: Date | null;
   durationMs: number | null;
   raw: unknown;
+  /** What its requests cost (numeric, as text), how that is known, how many: null on rows finished before costs were kept. */
+  cost: string | null;
+  costBasis: CostBasis | null;
+  calls: number | null;
 }
 
-export async function finishedTasks(db: Queryable, jobId: string, columns: readonly TypedColumn[]): Promise<ResultRow[]> {
-  const { rows } = await db.query<ResultRow>({ ...statementsFor(columns).finishedTasks, values: [jobId] });
+/** Which finished rows to read: by source and state, after a row (keyset), at most `limit`; all of them by default. */
+export interface ResultQuery {
+  source?: string | undefined;
+  state?: 'ok' | 'error' | undefined;
+  /** Rows strictly after this one in the result order (position, then source by code point). */
+  after?: ResultPosition | undefined;
+  limit?: number | undefined;
+}
+
+/** Where a row stands in the one result order of every form (JSON, pages, NDJSON, CSV). */
+export interface ResultPosition {
+  position: number;
+  source: string;
+}
+
+/** Finished rows in the result order, with their position (the keyset of the next page). */
+export async function finishedTasks(
+  db: Queryable,
+  jobId: string,
+  columns: readonly TypedColumn[],
+  query: ResultQuery = {},
+): Promise<(ResultRow & ResultPosition)[]> {
+  const after = query.after ?? { position: -1, source: '' };
+  const values = [jobId, query.state ?? null, query.source ?? null, after.position, after.source, query.limit ?? null];
+  const { rows } = await db.query<ResultRow & ResultPosition>({ ...statementsFor(columns).finishedTasks, values });
   return rows;
 }
 
@@ -58,7 +85,39 @@ export interface TaskResult {
   error_code: string | null;
   error_message: string | null;
   raw: unknown;
+  /** What this attempt's requests cost, added to what earlier attempts of the row spent; absent: nothing. */
+  cost?: number;
+  cost_basis?: CostBasis;
+  calls?: number;
   [column: string]: unknown;
+}
+
+/** What an attempt of a task spent (cost.ts `Spend`, as the row's columns). */
+export interface TaskSpend {
+  position: number;
+  cost: number;
+  cost_basis: CostBasis;
+  calls: number;
+}
+
+// A row's cost adds every attempt's (a batch's share included), so the rows of a job add up to what it spent.
+// Its basis follows cost.ts `addSpend`: `reported` while every part that adds to the amount was reported; a part
+// that adds nothing by our own rule (no request, a refusal) leaves it as it was. A result written without
+// spending adds nothing, and rows from before costs were kept (NULL) start at nothing.
+const NEUTRAL = (x: string) => `(coalesce(${x}.calls, 0) = 0 OR (coalesce(${x}.cost, 0) = 0 AND ${x}.cost_basis = 'computed'))`;
+const ADD_SPEND = `cost = coalesce(t.cost, 0) + coalesce(r.cost, 0), calls = coalesce(t.calls, 0) + coalesce(r.calls, 0),
+  cost_basis = CASE WHEN ${NEUTRAL('r')} THEN (CASE WHEN ${NEUTRAL('t')} THEN 'computed' ELSE t.cost_basis END)
+    WHEN ${NEUTRAL('t')} THEN r.cost_basis WHEN t.cost_basis = r.cost_basis THEN r.cost_basis ELSE 'computed' END`;
+
+/** Adds what attempts that will be retried spent to their (still unfinished) rows. */
+export async function addSpending(tx: Queryable, jobId: string, source: string, spent: TaskSpend[]): Promise<void> {
+  await tx.query({
+    name: 'jobs.tasks.addSpending',
+    text: `UPDATE tasks t SET ${ADD_SPEND}
+      FROM jsonb_to_recordset($3::jsonb) r (position integer, cost numeric, cost_basis text, calls integer)
+      WHERE t.job_id = $1 AND t.source = $2 AND t.position = r.position AND t.state IN ('queued', 'running')`,
+    values: [jobId, source, JSON.stringify(spent)],
+  });
 }
 
 /**
@@ -129,15 +188,18 @@ function statementsFor(columns: readonly TypedColumn[]): { finishedTasks: Statem
   made = {
     finishedTasks: {
       name: `jobs.tasks.finishedTasks.${digest}`,
-      text: `SELECT domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
-         duration_ms AS "durationMs", raw${names.map((n) => `, ${n}`).join('')}
-       FROM tasks WHERE job_id = $1 AND state IN ('ok', 'error')
-       ORDER BY position, source COLLATE "C"`,
+      // The keyset repeats `position >= $4` on its own so that the primary key's range bounds the scan; sources
+      // sort by code point (COLLATE "C"), the same on every server whatever its collation. LIMIT NULL is no limit.
+      text: `SELECT position, domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
+         duration_ms AS "durationMs", raw, cost, cost_basis AS "costBasis", calls${names.map((n) => `, ${n}`).join('')}
+       FROM tasks WHERE job_id = $1 AND state IN ('ok', 'error') AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR source = $3)
+         AND position >= $4 AND (position, source COLLATE "C") > ($4::integer, $5::text COLLATE "C")
+       ORDER BY position, source COLLATE "C" LIMIT $6`,
     },
     writeResults: {
       name: `jobs.tasks.writeResults.${digest}`,
       text: `UPDATE tasks t SET state = r.state, attempts = r.attempts, fetched_at = r.fetched_at, duration_ms = r.duration_ms,
-          error_code = r.error_code, error_message = r.error_message, raw = r.raw${names.map((n) => `, ${n} = r.${n}`).join('')}
+          error_code = r.error_code, error_message = r.error_message, raw = r.raw, ${ADD_SPEND}${names.map((n) => `, ${n} = r.${n}`).join('')}
         FROM jsonb_populate_recordset(NULL::tasks, $3::jsonb) r
         WHERE t.job_id = $1 AND t.source = $2 AND t.position = r.position AND t.state IN ('queued', 'running')`,
     },

@@ -22,6 +22,16 @@ afterAll(async () => {
   await db.pool.end();
 });
 
+/** A new queued job of the tenant, paused if asked. */
+async function freshJob(paused = false): Promise<string> {
+  const admin = client(api.url, await tokenFor(db, 'matrix'));
+  const { job_id: id } = (await (await admin('/v1/jobs', { body: { domains: ['example.net'], job_types: ['ping'] } })).json()) as {
+    job_id: string;
+  };
+  if (paused) expect((await admin(`/v1/jobs/${id}`, { method: 'DELETE' })).status).toBe(200);
+  return id;
+}
+
 /** Makes the endpoint's request with these credential headers. */
 type Call = (credentials: Record<string, string>) => Promise<Response>;
 interface Endpoint {
@@ -47,7 +57,28 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /v1/jobs', scope: 'jobs:read', ok: 200, call: async () => request('GET', '/v1/jobs') },
   { name: 'GET /v1/jobs/{id}', scope: 'jobs:read', ok: 200, call: async () => request('GET', `/v1/jobs/${jobId}`) },
   { name: 'GET /v1/jobs/{id}/results', scope: 'jobs:read', ok: 200, call: async () => request('GET', `/v1/jobs/${jobId}/results`) },
+  { name: 'GET /v1/usage', scope: 'jobs:read', ok: 200, call: async () => request('GET', '/v1/usage') },
   { name: 'DELETE /v1/jobs/{id}', scope: 'jobs:create', ok: 200, call: async () => request('DELETE', `/v1/jobs/${jobId}`) },
+  // The transitions act on a job of their own each time, in the state where they apply.
+  {
+    name: 'POST /v1/jobs/{id}/resume',
+    scope: 'jobs:create',
+    ok: 200,
+    call: async () => request('POST', `/v1/jobs/${await freshJob(true)}/resume`),
+  },
+  {
+    name: 'POST /v1/jobs/{id}/cancel',
+    scope: 'jobs:create',
+    ok: 200,
+    call: async () => request('POST', `/v1/jobs/${await freshJob()}/cancel`),
+  },
+  // No worker runs here, so no job ever ends: past the scope, retry answers the state's 409.
+  {
+    name: 'POST /v1/jobs/{id}/retry',
+    scope: 'jobs:create',
+    ok: 409,
+    call: async () => request('POST', `/v1/jobs/${await freshJob()}/retry`),
+  },
   {
     name: 'POST /v1/keys',
     scope: 'keys:admin',

@@ -21,7 +21,7 @@ const echo: SourceDescriptor<{ baseUrl: string }> = {
     { name: 'echo_seen_at', type: 'timestamptz' },
   ],
   defaults: { concurrency: 3, rate: 0 },
-  billing: { charged: false, requests: { count: 1, per: 'call' }, unitsPerRequest: null },
+  billing: { unit: null, price: { units: 0, per: 'request' }, requests: { count: 1, per: 'call' } },
   readSettings: (read) => ({ baseUrl: read.url('ECHO_BASE_URL', 'https://echo.invalid') }),
   createAdapter: (settings) => ({
     async fetch(domains, context) {
@@ -168,8 +168,8 @@ describe('a job of the new source, through the API and a worker', () => {
     const csv = await (await call(`/v1/jobs/${id}/results`, { headers: { accept: 'text/csv' } })).text();
     const [header, first] = csv.split('\r\n');
     expect(header).toBe(
-      'domain,source,status,error_code,error_message,fetched_at,duration_ms,reachable,status_code,response_ms,echo_rank,echo_seen_at',
+      'domain,source,status,error_code,error_message,fetched_at,duration_ms,reachable,status_code,response_ms,echo_rank,echo_seen_at,cost,cost_unit,cost_basis,calls',
     );
-    expect(first).toMatch(new RegExp(`^a\\.example,echo_rank,ok,,,[^,]+,\\d+,,,,9,${SEEN_AT.replace(/\./g, '\\.')}$`));
+    expect(first).toMatch(new RegExp(`^a\\.example,echo_rank,ok,,,[^,]+,\\d+,,,,9,${SEEN_AT.replace(/\./g, '\\.')},0,,computed,0$`));
   });
 });
