@@ -45,7 +45,17 @@ async function run(label: string, domains: number, jobs: number, env: Record<str
     const started = performance.now();
     const ids: string[] = [];
     for (let j = 0; j < jobs; j++) {
-      ids.push((await createJob(pool, queue, sources, { tenantId, domains: names(j), jobTypes: ['ping'], webhookUrl: null })).job.id);
+      ids.push(
+        (
+          await createJob(pool, queue, sources, {
+            tenantId,
+            domains: names(j),
+            jobTypes: ['ping'],
+            webhookUrl: null,
+            publicUrl: 'http://localhost',
+          })
+        ).job.id,
+      );
     }
     for (;;) {
       const { rows } = await pool.query(

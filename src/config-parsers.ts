@@ -2,6 +2,7 @@
 // names a setting. Each parser returns the value or a problem; the reader turns a problem into a ConfigError.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseMaxAge } from './jobs/index.ts';
 import { parseMetricsAllow, type MetricsAccess } from './platform/metrics/index.ts';
 import { normaliseDomain } from './platform/net/index.ts';
 
@@ -114,6 +115,12 @@ export const durations: Parser<number[]> = (raw) => {
     out.push(Math.round(Number(match[1]) * UNIT_MS[match[2] as string]!));
   }
   return { value: out };
+};
+
+/** JOBS_CACHE_MAX_AGE: as a job's `max_age` (jobs/max-age.ts). */
+export const maxAge: Parser<number> = (raw) => {
+  const parsed = parseMaxAge(raw);
+  return parsed.ok ? { value: parsed.seconds } : { problem: parsed.reason };
 };
 
 export const domainList: Parser<string[]> = (raw) => {

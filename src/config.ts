@@ -12,6 +12,7 @@ import {
   httpUrl,
   integer,
   jwtKey,
+  maxAge,
   metricsAllow,
   nonEmpty,
   oneOf,
@@ -49,6 +50,10 @@ export interface Config {
     publicUrl: string;
     webhookRetryDelaysMs: number[];
     maxDomains: number;
+    /** JOBS_CACHE_MAX_AGE, seconds: how old a reused result may be for a job that names no max_age (0: never reused). */
+    cacheMaxAgeSeconds: number;
+    /** JOBS_CACHE_SHARED: whether a tenant's jobs may reuse results fetched by another tenant's jobs. */
+    cacheShared: boolean;
     /** JOBS_<NAME>_CONCURRENCY and JOBS_<NAME>_RATE of each source, by name (defaults: its descriptor's). */
     sources: Record<string, SourceLimits>;
     /** Each source's own settings (credentials, base address: docs/providers.md), as its descriptor read them. */
@@ -133,6 +138,8 @@ export function loadConfig(env: Env = process.env, sources: readonly SourceDescr
       publicUrl: read('JOBS_PUBLIC_URL', baseUrl, `http://localhost:${jobsPort}`),
       webhookRetryDelaysMs: read('JOBS_WEBHOOK_RETRY_DELAYS', durations, [5_000, 30_000, 300_000]),
       maxDomains: read('JOBS_MAX_DOMAINS', integer(1, 100_000), 1000),
+      cacheMaxAgeSeconds: read('JOBS_CACHE_MAX_AGE', maxAge, 0),
+      cacheShared: read('JOBS_CACHE_SHARED', boolean, false),
       sources: limits,
       sourceSettings: settings,
     },

@@ -107,6 +107,8 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         queue: queue!,
         sources,
         maxDomains: config.jobs.maxDomains,
+        limits: config.jobs.sources,
+        reuse: { defaultMaxAgeSeconds: config.jobs.cacheMaxAgeSeconds, shared: config.jobs.cacheShared },
         publicUrl: config.jobs.publicUrl,
         allowPrivateNetwork: config.allowPrivateNetwork,
         httpLimits,

@@ -1,15 +1,26 @@
 // Creating a job: what a request must hold, then the job row, one task row per (domain, source) and their
 // queue entries, in one transaction; with an Idempotency-Key, the key is claimed first in that transaction, and a
-// key already held answers the job it made.
+// key already held answers the job it made. With a max age, rows with a fresh result are filled at creation
+// (store/reuse.ts) and only the others are queued; a job whose every row was filled ends right there.
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { withTransaction, type Pool } from '../platform/db/index.ts';
 import type { ValidationIssue } from '../platform/http/index.ts';
 import { normaliseDomain, webhookUrlProblem } from '../platform/net/index.ts';
 import type { Queue } from '../platform/queue.ts';
-import { enqueueJob } from './queues.ts';
+import { enqueueCallback } from './callback.ts';
+import { enqueueJob, enqueueSpans } from './queues.ts';
 import type { SourceRegistry } from './sources/index.ts';
-import { claimIdempotencyKey, insertJob, insertTasks, jobAsCreated, type JobRow } from './store/index.ts';
+import {
+  claimIdempotencyKey,
+  finishIfDone,
+  insertJob,
+  insertTasks,
+  insertTasksReusing,
+  jobAsCreated,
+  type JobRow,
+  type Reuse,
+} from './store/index.ts';
 
 interface JobRequest {
   tenantId: string;
@@ -20,6 +31,10 @@ interface JobRequest {
   webhookUrl: string | null;
   /** The Idempotency-Key header and the request body it must come with again. */
   idempotency?: { key: string; body: unknown } | undefined;
+  /** Fresh results to reuse (a max age over 0); none: every row is fetched. */
+  reuse?: Reuse | undefined;
+  /** JOBS_PUBLIC_URL: the callback of a job that ends at creation names its results under it. */
+  publicUrl: string;
 }
 
 export interface CreatedJob {
@@ -93,9 +108,21 @@ export async function createJob(pool: Pool, queue: Queue, sources: SourceRegistr
       webhookUrl: request.webhookUrl,
       webhookSecret,
     });
-    await insertTasks(tx, jobId, request.domains, request.jobTypes);
-    await enqueueJob(tx, queue, { id: jobId, tenantId: request.tenantId, domainCount: request.domains.length, sources: jobSources });
-    return { createdAt };
+    if (!request.reuse) {
+      await insertTasks(tx, jobId, request.domains, request.jobTypes);
+      await enqueueJob(tx, queue, { id: jobId, tenantId: request.tenantId, domainCount: request.domains.length, sources: jobSources });
+      return { createdAt, cached: 0 };
+    }
+    const rows = await insertTasksReusing(tx, jobId, request.domains, request.jobTypes, request.reuse, sources.columns);
+    const spans = rows
+      .filter((r) => r.to > r.from)
+      .map((r) => ({ source: r.source, batchSize: sources.get(r.source)!.batchSize, from: r.from, to: r.to }));
+    await enqueueSpans(tx, queue, { id: jobId, tenantId: request.tenantId, run: 0, spans });
+    if (spans.length === 0) {
+      const finished = await finishIfDone(tx, jobId);
+      if (finished) await enqueueCallback(tx, queue, jobId, finished, request.publicUrl);
+    }
+    return { createdAt, cached: rows.reduce((n, r) => n + r.cached, 0) };
   });
   if (created.replay !== undefined) return replay(pool, created.replay);
   const job = asCreated({
@@ -104,6 +131,7 @@ export async function createJob(pool: Pool, queue: Queue, sources: SourceRegistr
     jobTypes: request.jobTypes,
     domains: request.domains,
     webhookUrl: request.webhookUrl,
+    cached: created.cached,
   });
   return { job, webhookSecret, replayed: false };
 }
@@ -115,25 +143,31 @@ async function replay(pool: Pool, jobId: string): Promise<CreatedJob> {
   return { job: asCreated(row), webhookSecret: row.webhookSecret, replayed: true };
 }
 
-/** A job the moment it is made: queued, nothing done yet. */
+/**
+ * A job the moment it is made: queued with the rows filled from fresh results (`cached`) done, or completed when
+ * they were every row (it ended in the creating transaction, whose time is its creation time).
+ */
 function asCreated(made: {
   id: string;
   createdAt: Date;
   jobTypes: string[];
   domains: string[];
   webhookUrl: string | null;
+  cached: number;
 }): CreatedJob['job'] {
+  const total = made.domains.length * made.jobTypes.length;
+  const ended = made.cached === total;
   return {
     id: made.id,
-    status: 'queued',
+    status: ended ? 'completed' : 'queued',
     createdAt: made.createdAt,
-    startedAt: null,
-    finishedAt: null,
+    startedAt: ended ? made.createdAt : null,
+    finishedAt: ended ? made.createdAt : null,
     jobTypes: made.jobTypes,
     domainCount: made.domains.length,
     webhookUrl: made.webhookUrl,
-    total: made.domains.length * made.jobTypes.length,
-    succeeded: 0,
+    total,
+    succeeded: made.cached,
     failed: 0,
     domains: made.domains,
   };

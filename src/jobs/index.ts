@@ -1,6 +1,7 @@
 export { buildJobsApp } from './api/index.ts';
 export { makeKey, parseScopes } from './admin.ts';
 export { jobsWebhookService } from './callback.ts';
+export { parseMaxAge } from './max-age.ts';
 export { reportQueueDepth } from './metrics.ts';
 export { startEngine, type Engine, type EngineTimings } from './engine/index.ts';
 export { createTaskQueues, INITIAL_ENTRIES } from './queues.ts';

@@ -30,6 +30,8 @@ export async function openApiDocuments(): Promise<{ jobs: OpenApiDocument; mail:
       queue,
       sources: sourceRegistry(JOB_SOURCES),
       maxDomains: config.jobs.maxDomains,
+      limits: config.jobs.sources,
+      reuse: { defaultMaxAgeSeconds: config.jobs.cacheMaxAgeSeconds, shared: config.jobs.cacheShared },
       publicUrl: config.jobs.publicUrl,
       allowPrivateNetwork: config.allowPrivateNetwork,
     });

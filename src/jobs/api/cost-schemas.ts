@@ -23,8 +23,10 @@ export function costSchemas(sources: SourceRegistry) {
     {
       amount: Type.Number({ minimum: 0, description: "what the row's upstream requests cost, in unit" }),
       unit: Unit,
-      basis: Type.Enum(['reported', 'computed'], {
-        description: 'reported: the provider said what every billed request cost; computed: some of it is from its published price',
+      basis: Type.Enum(['reported', 'computed', 'cached'], {
+        description:
+          'reported: the provider said what every billed request cost; computed: some of it is from its published price; ' +
+          'cached: copied from an earlier result (cached_from), no request made, amount 0',
       }),
       calls: Type.Integer({
         minimum: 0,
@@ -75,7 +77,50 @@ export function costSchemas(sources: SourceRegistry) {
     { $id: 'Usage' },
   );
 
+  const sourceEstimate = Type.Object(
+    {
+      rows: Type.Integer({ minimum: 0, description: "the source's rows: one per domain" }),
+      to_fetch: Type.Integer({ minimum: 0, description: 'rows that would call the provider' }),
+      from_cache: Type.Integer({ minimum: 0, description: 'rows a fresh result would fill (max_age), at no cost' }),
+      calls: Type.Integer({ minimum: 0, description: 'upstream requests the rows to fetch should take' }),
+      cost: Type.Ref('SourceCost', { description: "the rows to fetch at the source's published price" }),
+      seconds: Nullable(Type.Number({ minimum: 0 }), {
+        description: "calls ÷ the source's configured rate (JOBS_<NAME>_RATE); null when it has no rate (the provider sets the pace)",
+      }),
+      budget: Nullable(Type.Ref('BudgetLeft'), { description: "this month's budget of the source, when the tenant has one" }),
+    },
+    { $id: 'SourceEstimate' },
+  );
+  const budgetLeft = Type.Object(
+    {
+      month: Type.String({ description: 'the UTC calendar month, YYYY-MM' }),
+      monthly_limit: Type.Number({ minimum: 0 }),
+      left: Type.Number({ description: 'the limit less what was spent and is being spent this month (≤ 0: nothing left)' }),
+    },
+    { $id: 'BudgetLeft' },
+  );
+  const dryRun = Type.Object(
+    {
+      dry_run: Type.Literal(true),
+      domain_count: Type.Integer(),
+      job_types: Type.Array(Source),
+      max_age: Type.Integer({ minimum: 0, description: 'seconds: how old a reused result may be (0: every row is fetched)' }),
+      rows: Type.Object({ total: Type.Integer(), to_fetch: Type.Integer(), from_cache: Type.Integer() }),
+      sources: Type.Object(Object.fromEntries(sources.names.map((name) => [name, Type.Optional(Type.Ref('SourceEstimate'))]))),
+      seconds: Nullable(Type.Number({ minimum: 0 }), {
+        description: "the slowest source's seconds (sources run side by side); null when a source to fetch has no rate",
+      }),
+      within_budget: Type.Boolean({
+        description: "false when a source's estimate is over what its budget has left: creating the job would be refused",
+      }),
+    },
+    { $id: 'DryRun' },
+  );
+
   return {
+    dryRun,
+    sourceEstimate,
+    budgetLeft,
     rowCost,
     jobCost,
     usageQuery,
@@ -83,7 +128,7 @@ export function costSchemas(sources: SourceRegistry) {
     sourceCost,
     sourceUsage,
     /** The named schemas, for the document's components. */
-    components: [rowCostObject, sourceCost, usage, sourceUsage],
+    components: [rowCostObject, sourceCost, usage, sourceUsage, dryRun, sourceEstimate, budgetLeft],
   };
 }
 
@@ -94,3 +139,9 @@ export type UsageQuery = Static<CostSchemas['usageQuery']>;
 type SourceUsageView = Static<CostSchemas['sourceUsage']>;
 /** `Usage`, its references resolved. */
 export type UsageView = { from: string; to: string; sources: SourceUsageView[]; days?: { date: string; sources: SourceUsageView[] }[] };
+type SourceEstimateView = Omit<Static<CostSchemas['sourceEstimate']>, 'cost' | 'budget'> & {
+  cost: Static<CostSchemas['sourceCost']>;
+  budget: Static<CostSchemas['budgetLeft']> | null;
+};
+/** `DryRun`, its references resolved. */
+export type DryRunView = Omit<Static<CostSchemas['dryRun']>, 'sources'> & { sources: Record<string, SourceEstimateView> };

@@ -4,7 +4,7 @@ import type { HttpLimits } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { MetricsAccess } from '../../platform/metrics/index.ts';
 import type { Queue } from '../../platform/queue.ts';
-import type { SourceRegistry } from '../sources/index.ts';
+import type { SourceLimits, SourceRegistry } from '../sources/index.ts';
 
 export interface JobsAppDeps {
   pool: Pool;
@@ -16,6 +16,10 @@ export interface JobsAppDeps {
   sources: SourceRegistry;
   /** JOBS_MAX_DOMAINS. */
   maxDomains: number;
+  /** JOBS_<NAME>_CONCURRENCY and JOBS_<NAME>_RATE, by source: a dry run's duration estimate reads the rates. */
+  limits: Record<string, SourceLimits>;
+  /** JOBS_CACHE_MAX_AGE (seconds) and JOBS_CACHE_SHARED: fresh results reused. */
+  reuse: { defaultMaxAgeSeconds: number; shared: boolean };
   /** JOBS_PUBLIC_URL: the callback of a job the API ends (a hard cancel) names its results under it. */
   publicUrl: string;
   /** ALLOW_PRIVATE_NETWORK: whether a webhook_url may name a private or loopback address. */

@@ -3,9 +3,13 @@ import { Type } from 'typebox';
 import { withTransaction } from '../../platform/db/index.ts';
 import { invalid, isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { checkJobRequest, createJob, IdempotencyKeyReused } from '../create.ts';
+import { parseMaxAge } from '../max-age.ts';
+import type { Reuse } from '../store/index.ts';
 import { activeKeyByHash, KEY_LIFE_HOURS, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
+import { dryRunView } from './dry-run.ts';
 import type { JobsAppDeps } from './deps.ts';
+import type { DryRunView } from './cost-schemas.ts';
 import { DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy, type CreatedJobView, type JobsSchemas } from './schemas.ts';
 import { jobView } from './views.ts';
 
@@ -38,24 +42,34 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
           description:
             `With an \`Idempotency-Key\` header, the same key and body within ${KEY_LIFE_HOURS} h answer the job the first request made ` +
             '(the same 201 and body, `webhook_secret` included when the first answer had it, and `Idempotent-Replayed: true`); ' +
-            'the same key with another body is 422 `idempotency_key_reused`.',
+            'the same key with another body is 422 `idempotency_key_reused`. ' +
+            'With `max_age`, rows with a fresh enough earlier result are filled at creation without an upstream call. ' +
+            'With `"dry_run": true` the answer is 200 `DryRun` (what the job would fetch, reuse and cost) and nothing is made.',
           security: securedBy('jobs:create'),
           headers: CreateJobHeaders,
           body: schemas.createJobBody,
-          response: { 201: Type.Ref('CreatedJob'), ...problemResponses(400, 401, 403, 413, 415, 422) },
+          response: { 200: Type.Ref('DryRun'), 201: Type.Ref('CreatedJob'), ...problemResponses(400, 401, 403, 413, 415, 422) },
         },
       },
-      async (request, reply): Promise<CreatedJobView> => {
+      async (request, reply): Promise<CreatedJobView | DryRunView> => {
         const { tenantId } = callerOf(request);
         const checked = checkJobRequest(request.body, deps.allowPrivateNetwork);
         if (!checked.ok) throw invalid(checked.issues);
+        const maxAge =
+          request.body.max_age === undefined
+            ? { ok: true as const, seconds: deps.reuse.defaultMaxAgeSeconds }
+            : parseMaxAge(request.body.max_age);
+        if (!maxAge.ok) throw invalid([{ path: '/max_age', location: 'body', message: maxAge.reason }]);
+        const reuse: Reuse | undefined =
+          maxAge.seconds > 0 ? { tenantId, maxAgeSeconds: maxAge.seconds, shared: deps.reuse.shared } : undefined;
+        const planned = { tenantId, domains: checked.domains, jobTypes: request.body.job_types, reuse };
+        if (request.body.dry_run === true) return dryRunView(deps, planned, maxAge.seconds);
         const key = request.headers['idempotency-key'];
         const created = await createJob(deps.pool, deps.queue, deps.sources, {
-          tenantId,
-          domains: checked.domains,
-          jobTypes: request.body.job_types,
+          ...planned,
           webhookUrl: checked.webhookUrl,
           idempotency: key === undefined ? undefined : { key, body: request.body },
+          publicUrl: deps.publicUrl,
         }).catch((err: unknown) => {
           if (!(err instanceof IdempotencyKeyReused)) throw err;
           throw new Problem(

@@ -14,6 +14,7 @@ export function resultView(row: ResultRow, sources: SourceRegistry): ResultView 
     fetched_at: iso(row.fetchedAt),
     duration_ms: row.durationMs,
     cost: rowCost(row, sources),
+    cached_from: row.cachedFrom,
     raw: row.raw ?? null,
   };
   for (const column of sources.columnsOf(row.source)) result[column.name] = typed(row[column.name]);
@@ -28,8 +29,8 @@ function rowCost(row: ResultRow, sources: SourceRegistry): RowCostView {
 
 /**
  * One CSV line per row, one column per typed field of the job's sources in the fixed source order (empty where
- * not the row's own), then the row's cost (`cost`, `cost_unit`, `cost_basis`, `calls`: after every other column,
- * so the columns of earlier versions keep their places); `raw` is not in the CSV.
+ * not the row's own), then the row's cost (`cost`, `cost_unit`, `cost_basis`, `calls`) and `cached_from`: after
+ * every other column, so the columns of earlier versions keep their places; `raw` is not in the CSV.
  */
 export function resultsCsv(jobTypes: readonly string[], rows: ResultRow[], sources: SourceRegistry): string {
   const typedColumns = [
@@ -44,7 +45,7 @@ export function resultsCsv(jobTypes: readonly string[], rows: ResultRow[], sourc
     'fetched_at',
     'duration_ms',
     ...typedColumns,
-    ...COST_COLUMNS,
+    ...LATER_COLUMNS,
   ];
   const records = rows.map((row) => {
     const own = new Set(sources.columnsOf(row.source).map((c) => c.name));
@@ -58,12 +59,13 @@ export function resultsCsv(jobTypes: readonly string[], rows: ResultRow[], sourc
       row.durationMs ?? '',
       ...typedColumns.map((c) => (own.has(c) ? csvValue(typed(row[c])) : '')),
       ...costCells(rowCost(row, sources)),
+      row.cachedFrom ?? '',
     ];
   });
   return stringify([header, ...records], { record_delimiter: '\r\n', cast: { boolean: (v) => String(v) } });
 }
 
-const COST_COLUMNS = ['cost', 'cost_unit', 'cost_basis', 'calls'];
+const LATER_COLUMNS = ['cost', 'cost_unit', 'cost_basis', 'calls', 'cached_from'];
 
 function costCells(cost: RowCostView): (string | number)[] {
   return cost ? [cost.amount, cost.unit ?? '', cost.basis, cost.calls] : ['', '', '', ''];

@@ -3,13 +3,14 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { JOB_STATUSES } from '../job-status.ts';
 import { SCOPES, type Scope } from '../keys.ts';
+import { MAX_AGE_LIMIT_SECONDS, MAX_AGE_PATTERN } from '../max-age.ts';
 import type { SourceRegistry } from '../sources/index.ts';
 import { costSchemas } from './cost-schemas.ts';
 
 /** Both ways to send a key, for each route's OpenAPI `security`, with the scope the route needs. */
 export const securedBy = (scope: Scope): Record<string, string[]>[] => [{ bearer: [scope] }, { apiKey: [scope] }];
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, options = {}) => Type.Union([schema, Type.Null()], options);
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const JobStatusSchema = Type.Enum([...JOB_STATUSES]);
 
@@ -45,6 +46,20 @@ export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
       }),
       job_types: Type.Array(Source, { minItems: 1, maxItems: sources.names.length, uniqueItems: true }),
       webhook_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'absolute http(s) URL called when the job ends' }))),
+      max_age: Type.Optional(
+        Type.Union(
+          [Type.Integer({ minimum: 0, maximum: MAX_AGE_LIMIT_SECONDS }), Type.String({ pattern: MAX_AGE_PATTERN, maxLength: 10 })],
+          {
+            description:
+              'how old a reused result may be: seconds, or a duration such as "7d", "12h", "30m"; 0 fetches every row. ' +
+              'A row whose (domain, source) has an ok result at least this fresh from an earlier job is filled from it at ' +
+              "creation, with no upstream call (cached_from). Default: the deployment's JOBS_CACHE_MAX_AGE (0 unless set)",
+          },
+        ),
+      ),
+      dry_run: Type.Optional(
+        Type.Boolean({ description: 'true: answer what the job would fetch and cost (200 DryRun); nothing is stored or queued' }),
+      ),
     },
     { additionalProperties: false },
   );
@@ -94,6 +109,9 @@ export function jobsSchemas(sources: SourceRegistry, maxDomains: number) {
       fetched_at: Nullable(Timestamp),
       duration_ms: Nullable(Type.Integer()),
       cost: costs.rowCost,
+      cached_from: Nullable(Type.String({ format: 'uuid' }), {
+        description: "the job whose upstream call fetched this result, when it was reused (max_age); fetched_at is that call's time",
+      }),
       ...typedColumns,
       raw: Type.Unknown({ description: 'the upstream payload as a JSON object' }),
     },

@@ -125,11 +125,16 @@ function share(total: number, n: number): number[] {
  * source that reports its cost is estimated at its price (for Ahrefs, the charge of one request).
  */
 export function estimateCost(source: { billing: Billing; batchSize: number }, domains: number): number {
-  const { unit, price, requests } = source.billing;
+  const { unit, price } = source.billing;
   if (unit === null || domains === 0) return 0;
   if (price.per === 'domain') return price.units * domains;
-  const calls = requests.per === 'call' ? Math.ceil(domains / source.batchSize) * requests.count : requests.count * domains;
-  return price.units * calls;
+  return price.units * estimateCalls(source, domains);
+}
+
+/** The upstream requests fetching `domains` domains should take, counted as `estimateCost` counts them. */
+export function estimateCalls(source: { billing: Billing; batchSize: number }, domains: number): number {
+  const { requests } = source.billing;
+  return requests.per === 'call' ? Math.ceil(domains / source.batchSize) * requests.count : requests.count * domains;
 }
 
 /** A header's value as a non-negative number, or undefined when absent or not one. */

@@ -17,6 +17,7 @@ export {
 } from './descriptor.ts';
 export {
   addSpend,
+  estimateCalls,
   estimateCost,
   NOTHING_SPENT,
   requestCost,

@@ -43,6 +43,8 @@ export interface CreatedJobRow {
   domains: string[];
   webhookUrl: string | null;
   webhookSecret: string | null;
+  /** Rows filled from fresh results at creation (the only rows a job has finished when it is made). */
+  cached: number;
 }
 
 /** A job as it was when it was made (what its creation answered), with its webhook secret. */
@@ -50,7 +52,9 @@ export async function jobAsCreated(db: Queryable, id: string): Promise<CreatedJo
   const { rows } = await db.query<CreatedJobRow>({
     name: 'jobs.idempotency.jobAsCreated',
     text: `SELECT id, created_at AS "createdAt", job_types AS "jobTypes", domains, webhook_url AS "webhookUrl",
-        webhook_secret AS "webhookSecret" FROM jobs WHERE id = $1`,
+        webhook_secret AS "webhookSecret",
+        (SELECT count(*)::int FROM tasks t WHERE t.job_id = j.id AND t.cached_from IS NOT NULL) AS cached
+      FROM jobs j WHERE id = $1`,
     values: [id],
   });
   return rows[0];

@@ -34,6 +34,7 @@ export {
   type TaskResult,
   type TaskSpend,
 } from './tasks.ts';
+export { countReusable, insertTasksReusing, type Reuse, type SourceRows } from './reuse.ts';
 export { ensureTenant } from './tenants.ts';
 export { usageBySource, type UsageRow } from './usage.ts';
 export {

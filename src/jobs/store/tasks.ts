@@ -26,8 +26,10 @@ export interface ResultRow extends Record<string, unknown> {
   raw: unknown;
   /** What its requests cost (numeric, as text), how that is known, how many: null on rows finished before costs were kept. */
   cost: string | null;
-  costBasis: CostBasis | null;
+  costBasis: CostBasis | 'cached' | null;
   calls: number | null;
+  /** The job whose call fetched the result, when the row was filled from it (a fresh result reused). */
+  cachedFrom: string | null;
 }
 
 /** Which finished rows to read: by source and state, after a row (keyset), at most `limit`; all of them by default. */
@@ -191,7 +193,7 @@ function statementsFor(columns: readonly TypedColumn[]): { finishedTasks: Statem
       // The keyset repeats `position >= $4` on its own so that the primary key's range bounds the scan; sources
       // sort by code point (COLLATE "C"), the same on every server whatever its collation. LIMIT NULL is no limit.
       text: `SELECT position, domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
-         duration_ms AS "durationMs", raw, cost, cost_basis AS "costBasis", calls${names.map((n) => `, ${n}`).join('')}
+         duration_ms AS "durationMs", raw, cost, cost_basis AS "costBasis", calls, cached_from AS "cachedFrom"${names.map((n) => `, ${n}`).join('')}
        FROM tasks WHERE job_id = $1 AND state IN ('ok', 'error') AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR source = $3)
          AND position >= $4 AND (position, source COLLATE "C") > ($4::integer, $5::text COLLATE "C")
        ORDER BY position, source COLLATE "C" LIMIT $6`,

@@ -210,6 +210,7 @@ describe('GET /v1/jobs/{id}/results', () => {
       fetched_at: '2026-11-21T10:00:00.000Z',
       duration_ms: 120,
       cost: { amount: 0, unit: null, basis: 'computed', calls: 0 },
+      cached_from: null,
       reachable: true,
       status_code: 200,
       response_ms: 87,
@@ -224,6 +225,7 @@ describe('GET /v1/jobs/{id}/results', () => {
       fetched_at: '2026-11-21T10:00:02.000Z',
       duration_ms: 5,
       cost: { amount: 0, unit: 'moz_rows', basis: 'computed', calls: 0 },
+      cached_from: null,
       domain_authority: null,
       page_authority: null,
       spam_score: null,
@@ -237,12 +239,12 @@ describe('GET /v1/jobs/{id}/results', () => {
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const lines = (await csv.text()).trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'domain,source,status,error_code,error_message,fetched_at,duration_ms,domain_authority,page_authority,spam_score,linking_domains,inbound_links,snapshot_count,first_snapshot_at,last_snapshot_at,reachable,status_code,response_ms,cost,cost_unit,cost_basis,calls',
+      'domain,source,status,error_code,error_message,fetched_at,duration_ms,domain_authority,page_authority,spam_score,linking_domains,inbound_links,snapshot_count,first_snapshot_at,last_snapshot_at,reachable,status_code,response_ms,cost,cost_unit,cost_basis,calls,cached_from',
     );
     expect(lines).toHaveLength(5);
-    expect(lines[1]).toBe('zeta.example,ping,ok,,,2026-11-21T10:00:00.000Z,120,,,,,,,,,true,200,87,0,,computed,0');
+    expect(lines[1]).toBe('zeta.example,ping,ok,,,2026-11-21T10:00:00.000Z,120,,,,,,,,,true,200,87,0,,computed,0,');
     expect(lines[3]).toBe(
-      'alpha.example,moz,error,source_not_configured,MOZ_TOKEN is not set,2026-11-21T10:00:02.000Z,5,,,,,,,,,,,,0,moz_rows,computed,0',
+      'alpha.example,moz,error,source_not_configured,MOZ_TOKEN is not set,2026-11-21T10:00:02.000Z,5,,,,,,,,,,,,0,moz_rows,computed,0,',
     );
 
     // JSON stays the default for clients that prefer it or accept anything.

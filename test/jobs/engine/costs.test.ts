@@ -203,15 +203,15 @@ describe('cost recorded over every source', () => {
       'fetched_at',
       'duration_ms',
     ]);
-    expect(header!.split(',').slice(-4)).toEqual(['cost', 'cost_unit', 'cost_basis', 'calls']);
+    expect(header!.split(',').slice(-5)).toEqual(['cost', 'cost_unit', 'cost_basis', 'calls', 'cached_from']);
     const units7 = lines.find((l) => l.startsWith('units-7.example,ahrefs_traffic,'))!;
-    expect(units7.split(',').slice(-4)).toEqual(['21', 'ahrefs_units', 'reported', '3']);
+    expect(units7.split(',').slice(-5)).toEqual(['21', 'ahrefs_units', 'reported', '3', '']);
     expect(
       lines
         .find((l) => l.startsWith('c0.example,ping,'))!
         .split(',')
-        .slice(-4),
-    ).toEqual(['0', '', 'computed', '2']);
+        .slice(-5),
+    ).toEqual(['0', '', 'computed', '2', '']);
   });
 
   it("usage over the period is the fakes' bill; another tenant's jobs are not in it", { timeout: 60_000 }, async () => {

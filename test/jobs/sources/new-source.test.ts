@@ -168,8 +168,8 @@ describe('a job of the new source, through the API and a worker', () => {
     const csv = await (await call(`/v1/jobs/${id}/results`, { headers: { accept: 'text/csv' } })).text();
     const [header, first] = csv.split('\r\n');
     expect(header).toBe(
-      'domain,source,status,error_code,error_message,fetched_at,duration_ms,reachable,status_code,response_ms,echo_rank,echo_seen_at,cost,cost_unit,cost_basis,calls',
+      'domain,source,status,error_code,error_message,fetched_at,duration_ms,reachable,status_code,response_ms,echo_rank,echo_seen_at,cost,cost_unit,cost_basis,calls,cached_from',
     );
-    expect(first).toMatch(new RegExp(`^a\\.example,echo_rank,ok,,,[^,]+,\\d+,,,,9,${SEEN_AT.replace(/\./g, '\\.')},0,,computed,0$`));
+    expect(first).toMatch(new RegExp(`^a\\.example,echo_rank,ok,,,[^,]+,\\d+,,,,9,${SEEN_AT.replace(/\./g, '\\.')},0,,computed,0,$`));
   });
 });
