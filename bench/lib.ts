@@ -14,9 +14,13 @@ export const log = createLogger({ level: 'warn' }, process.stderr);
  * A fresh embedded PostgreSQL with production settings (durability on), migrated; `settings` adds server settings
  * a benchmark measures with (bench:wait's track_commit_timestamp).
  */
-export async function scratchDatabase(
-  settings: Record<string, string> = {},
-): Promise<{ url: string; dataDir: string; release(): Promise<void> }> {
+export async function scratchDatabase(settings: Record<string, string> = {}): Promise<{
+  url: string;
+  dataDir: string;
+  /** The postmaster's: with its children, PostgreSQL's CPU (cpuSeconds). */
+  pid: number;
+  release(): Promise<void>;
+}> {
   const dataDir = await mkdtemp(join(tmpdir(), 'domainkit-bench-'));
   await chmod(dataDir, 0o755);
   const server = await acquireEmbedded({ dataDir, log, settings });
@@ -25,6 +29,7 @@ export async function scratchDatabase(
   return {
     url,
     dataDir,
+    pid: server.pid,
     async release() {
       await server.release();
       await rm(dataDir, { recursive: true, force: true });

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 export interface Processes {
   /** Starts `node args…` with exactly `env`. */
   start(name: string, args: string[], env: Record<string, string | undefined>): ChildProcess;
+  /** Stops one of them before the end (SIGINT, SIGKILL after 15 s). */
+  stop(child: ChildProcess): Promise<void>;
   /** A path removed at the end (scratch directories). */
   remove(path: string): void;
   /** Stops every process, runs `last` (closing pools, the database), removes scratch paths; once. */
@@ -46,6 +48,7 @@ export function benchProcesses(bench: string, last: () => Promise<void>): Proces
       });
       return child;
     },
+    stop,
     remove(path) {
       scratch.push(path);
     },

@@ -2,7 +2,17 @@
 // The `domainkit` command. Settings are read and validated once, before any command runs.
 import { Command } from 'commander';
 import { ConfigError, durations, loadConfig, loadDotEnv, type Config } from './config.ts';
-import { ensureSourceColumns, JOB_SOURCES, makeKey, parseScopes, sourceRegistry } from './jobs/index.ts';
+import {
+  budgetRecord,
+  ensureSourceColumns,
+  formatBudget,
+  JOB_SOURCES,
+  listTenantBudgets,
+  makeKey,
+  parseScopes,
+  setTenantBudget,
+  sourceRegistry,
+} from './jobs/index.ts';
 import { domainToAdd, putDomain, signAccountToken } from './mail/index.ts';
 import { migrate, openDatabase, UnsupportedServerError, type Database } from './platform/db/index.ts';
 import { createLogger, type Logger } from './platform/log.ts';
@@ -138,6 +148,35 @@ jobs
       console.log(`key ${key.id} for tenant ${key.tenant} (${key.scopes.join(', ')})`);
       console.log(`token (shown once, keep it now): ${key.token}`);
     }
+  });
+
+const budgets = jobs.command('budgets').description("tenants' monthly budgets per source (docs/api/README.md, Budgets)");
+budgets
+  .command('set')
+  .description("set a tenant's monthly budget of a source, in the source's billing unit (none removes it)")
+  .requiredOption('--tenant <name>', 'the tenant (made with its first key)')
+  .requiredOption(
+    '--source <name>',
+    `a source with a billing unit: ${JOB_SOURCES.filter((d) => d.billing.unit !== null)
+      .map((d) => d.name)
+      .join(', ')}`,
+  )
+  .requiredOption('--limit <n|none>', 'what the source may cost per UTC calendar month, or none to remove the budget')
+  .option('--json', 'print the budget as the API answers it')
+  .action(async (opts: { tenant: string; source: string; limit: string; json?: boolean }) => {
+    const budget = await withDatabase((db) => setTenantBudget(db.pool, sourceRegistry(JOB_SOURCES), opts.tenant, opts.source, opts.limit));
+    console.log(opts.json ? JSON.stringify(budgetRecord(budget)) : formatBudget(budget));
+  });
+budgets
+  .command('list')
+  .description("print a tenant's budgets with what was spent and what is left this month")
+  .requiredOption('--tenant <name>', 'the tenant')
+  .option('--json', 'print {budgets: […]} as the API answers it')
+  .action(async (opts: { tenant: string; json?: boolean }) => {
+    const list = await withDatabase((db) => listTenantBudgets(db.pool, sourceRegistry(JOB_SOURCES), opts.tenant));
+    if (opts.json) console.log(JSON.stringify({ budgets: list.map(budgetRecord) }));
+    else if (list.length === 0) console.log(`tenant ${opts.tenant} has no budget`);
+    else for (const budget of list) console.log(formatBudget(budget));
   });
 
 const mail = program.command('mail').description('operate the mail service');

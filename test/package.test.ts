@@ -1,14 +1,14 @@
 // The production install path, as an operator takes it: `npm pack` builds the package (the prepack script), the
 // tarball is installed into an empty folder with `--omit=dev`, and its `domainkit start` runs both services.
 // The package is built from a copy of the sources, so the build never rewrites the dist/ that other test files
-// of this run serve the web inbox from.
+// of this run serve the web inbox from, and once a run (test/helpers/pack.ts).
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from './helpers/cli.ts';
-import { npm, packRepository, run } from './helpers/pack.ts';
+import { npm, packedTarball, run } from './helpers/pack.ts';
 
 let work: string;
 let tarball: string;
@@ -17,7 +17,7 @@ let app: string;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'domainkit-package-'));
   await chmod(work, 0o755); // as root, the embedded PostgreSQL runs as the postgres user and must reach its binaries
-  tarball = await packRepository(work);
+  tarball = await packedTarball();
   app = join(work, 'app');
   await mkdir(app);
   await npm(['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);

@@ -79,6 +79,72 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+await walkThrough().catch((err: unknown) =>
+  process.stderr.write(`domainkit demo: the walk-through stopped: ${err instanceof Error ? err.message : String(err)}\n`),
+);
+
+interface Job {
+  job_id: string;
+  status: string;
+  progress: { total: number; succeeded: number; failed: number };
+  cost: Record<string, { amount: number; unit: string | null }>;
+}
+
+/**
+ * Cost and the cache, shown: a job the demo runs itself, then the same job as a dry run with a max age and
+ * created with it. Its domains are ones whose every row succeeds: an error row (nodata.*) is never reused, and
+ * the second job would have to fetch it again instead of ending at once.
+ */
+async function walkThrough(): Promise<void> {
+  const tour = { domains: ['example.com', 'flaky.example.org'], job_types: SOURCES };
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const call = async <T>(path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${jobsUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const answer = (await res.json()) as T;
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const amount = (c: { amount: number; unit: string | null } | undefined) => (c ? `${c.amount} ${c.unit ?? '(free)'}` : '');
+
+  say(`\nWalk-through: ${tour.domains.join(' and ')} over the six sources, run now (Moz's rate: about 10 s)…`);
+  const started = performance.now();
+  let job = await call<Job>('/v1/jobs', { ...tour, max_age: 0 });
+  while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
+    await new Promise((r) => setTimeout(r, 500));
+    job = await call<Job>(`/v1/jobs/${job.job_id}`);
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  say(`  job ${job.job_id}: ${job.status} in ${seconds} s, ${job.progress.succeeded} of ${job.progress.total} rows ok`);
+
+  const estimate = await call<{ rows: { to_fetch: number; from_cache: number }; sources: Record<string, { cost: Job['cost'][string] }> }>(
+    '/v1/jobs',
+    { ...tour, max_age: '1h', dry_run: true },
+  );
+  say(`  dry run with "max_age": "1h": ${estimate.rows.from_cache} rows from cache, ${estimate.rows.to_fetch} to fetch (nothing stored)`);
+
+  const again = await call<Job>('/v1/jobs', { ...tour, max_age: '1h' });
+  const { results } = await call<{ results: { cached_from: string | null }[] }>(`/v1/jobs/${again.job_id}/results`);
+  // The freshest earlier result of each row: the first job's, or a job of the same tenant made since.
+  const from = new Set(results.map((r) => r.cached_from));
+  const copied = results.filter((r) => r.cached_from !== null).length;
+  const atOnce = again.status === 'completed' ? ' at once' : '';
+  say(`  the same job with "max_age": "1h": job ${again.job_id}, answered ${again.status}${atOnce};`);
+  say(`    ${copied} of ${results.length} rows with cached_from (the job that fetched them): ${[...from].join(', ')}`);
+
+  // Each source's cost from the job objects, the estimate's between them.
+  const rows = [
+    ['cost', 'first job', 'dry run estimate', 'with max_age'],
+    ...SOURCES.map((source) => [source, amount(job.cost[source]), amount(estimate.sources[source]?.cost), amount(again.cost[source])]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('   ');
+  for (const row of rows) say(`  ${line(row).trimEnd()}`);
+  say('');
+}
 
 /** A listening address as a URL to type: a wildcard bind is reached on localhost. */
 function reachable(address: string): string {

@@ -4,11 +4,12 @@
 // (store/reuse.ts) and only the others are queued; a job whose every row was filled ends right there.
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { withTransaction, type Pool } from '../platform/db/index.ts';
+import { withTransaction, type Pool, type Queryable } from '../platform/db/index.ts';
 import type { ValidationIssue } from '../platform/http/index.ts';
 import { normaliseDomain, webhookUrlProblem } from '../platform/net/index.ts';
 import type { Queue } from '../platform/queue.ts';
 import { enqueueCallback } from './callback.ts';
+import { BudgetExceeded, checkBudgets } from './estimate.ts';
 import { enqueueJob, enqueueSpans } from './queues.ts';
 import type { SourceRegistry } from './sources/index.ts';
 import {
@@ -109,11 +110,13 @@ export async function createJob(pool: Pool, queue: Queue, sources: SourceRegistr
       webhookSecret,
     });
     if (!request.reuse) {
+      await refuseOverBudget(tx, sources, request.tenantId, new Map(request.jobTypes.map((s) => [s, request.domains.length])));
       await insertTasks(tx, jobId, request.domains, request.jobTypes);
       await enqueueJob(tx, queue, { id: jobId, tenantId: request.tenantId, domainCount: request.domains.length, sources: jobSources });
       return { createdAt, cached: 0 };
     }
     const rows = await insertTasksReusing(tx, jobId, request.domains, request.jobTypes, request.reuse, sources.columns);
+    await refuseOverBudget(tx, sources, request.tenantId, new Map(rows.map((r) => [r.source, r.rows - r.cached])));
     const spans = rows
       .filter((r) => r.to > r.from)
       .map((r) => ({ source: r.source, batchSize: sources.get(r.source)!.batchSize, from: r.from, to: r.to }));
@@ -134,6 +137,12 @@ export async function createJob(pool: Pool, queue: Queue, sources: SourceRegistr
     cached: created.cached,
   });
   return { job, webhookSecret, replayed: false };
+}
+
+/** Throws BudgetExceeded (the transaction then makes nothing) when the rows to fetch are over a budget's room. */
+async function refuseOverBudget(tx: Queryable, sources: SourceRegistry, tenantId: string, toFetch: Map<string, number>): Promise<void> {
+  const { shortfall } = await checkBudgets(tx, sources, tenantId, toFetch);
+  if (shortfall) throw new BudgetExceeded(shortfall);
 }
 
 /** The answer of the request that made the job, as it was then (a job's state moves on; its creation does not). */

@@ -1,9 +1,56 @@
-// A dry run: what a job would do, answered without storing or queueing anything. The rows a fresh result would
-// fill are counted by the same lookup creation uses (store/reuse.ts), the rest are estimated by the sources'
-// published prices (sources/cost.ts) and timed by their configured rates.
-import type { Pool } from '../platform/db/index.ts';
+// Estimates: what a job would do (a dry run, answered without storing or queueing anything) and whether its
+// sources' budgets have room for it (a dry run says so; creation refuses a job that does not fit). The rows a
+// fresh result would fill are counted by the same lookup creation uses (store/reuse.ts), the rest are estimated
+// by the sources' published prices (sources/cost.ts) and timed by their configured rates.
+import type { Pool, Queryable } from '../platform/db/index.ts';
 import { estimateCalls, estimateCost, type SourceLimits, type SourceRegistry } from './sources/index.ts';
-import { countReusable, type Reuse } from './store/index.ts';
+import { budgetsLeft, countReusable, type Reuse } from './store/index.ts';
+
+/** A source's budget this month as an estimate sees it. */
+export interface BudgetLeft {
+  limit: number;
+  left: number;
+  month: string;
+}
+
+/** A source whose estimate is over what its budget has left: what creation refuses (`budget_exceeded`). */
+export interface Shortfall extends BudgetLeft {
+  source: string;
+  unit: string | null;
+  estimate: number;
+}
+
+/** Creating the job would spend more than a source's budget has left (the first such source, in request order). */
+export class BudgetExceeded extends Error {
+  readonly shortfall: Shortfall;
+  constructor(shortfall: Shortfall) {
+    super(
+      `${shortfall.source}: the estimate ${shortfall.estimate} is over the ${shortfall.left} left of its budget for ${shortfall.month}`,
+    );
+    this.shortfall = shortfall;
+  }
+}
+
+/**
+ * The budgets of the job's billed sources, and the first source whose estimate (its rows to fetch at the
+ * published price) is over what is left. Read, not held: what holds the line when jobs run side by side is the
+ * engine's hold before each call (engine/budget.ts); this refuses at once a job that cannot fit.
+ */
+export async function checkBudgets(
+  db: Queryable,
+  registry: SourceRegistry,
+  tenantId: string,
+  toFetch: ReadonlyMap<string, number>,
+): Promise<{ budgets: Map<string, BudgetLeft>; shortfall?: Shortfall }> {
+  const billed = [...toFetch.keys()].filter((name) => registry.get(name)?.billing.unit != null);
+  const budgets = billed.length > 0 ? await budgetsLeft(db, tenantId, billed) : new Map<string, BudgetLeft>();
+  for (const [source, budget] of budgets) {
+    const descriptor = registry.get(source)!;
+    const estimate = estimateCost(descriptor, toFetch.get(source) ?? 0);
+    if (estimate > budget.left) return { budgets, shortfall: { source, unit: descriptor.billing.unit, estimate, ...budget } };
+  }
+  return { budgets };
+}
 
 export interface SourceEstimate {
   rows: number;
@@ -18,6 +65,9 @@ export interface SourceEstimate {
 
 export interface JobEstimate {
   sources: Map<string, SourceEstimate>;
+  /** Each billed source's budget, when the tenant has one, and the first source the job would overspend. */
+  budgets: Map<string, BudgetLeft>;
+  shortfall?: Shortfall | undefined;
   /** The slowest source's time (sources run side by side); null when any source with rows to fetch has no rate. */
   seconds: number | null;
 }
@@ -26,7 +76,7 @@ export async function estimateJob(
   pool: Pool,
   registry: SourceRegistry,
   limits: Readonly<Record<string, SourceLimits>>,
-  request: { domains: string[]; jobTypes: string[]; reuse?: Reuse | undefined },
+  request: { tenantId: string; domains: string[]; jobTypes: string[]; reuse?: Reuse | undefined },
 ): Promise<JobEstimate> {
   const cached = request.reuse ? await countReusable(pool, request.domains, request.jobTypes, request.reuse) : [];
   const sources = new Map<string, SourceEstimate>();
@@ -49,5 +99,7 @@ export async function estimateJob(
       seconds: own,
     });
   }
-  return { sources, seconds };
+  const toFetch = new Map([...sources].map(([name, e]) => [name, e.toFetch]));
+  const { budgets, shortfall } = await checkBudgets(pool, registry, request.tenantId, toFetch);
+  return { sources, seconds, budgets, shortfall };
 }

@@ -1,5 +1,6 @@
 export { buildJobsApp } from './api/index.ts';
 export { makeKey, parseScopes } from './admin.ts';
+export { budgetRecord, formatBudget, listTenantBudgets, setTenantBudget } from './budgets.ts';
 export { jobsWebhookService } from './callback.ts';
 export { parseMaxAge } from './max-age.ts';
 export { reportQueueDepth } from './metrics.ts';

@@ -1,6 +1,7 @@
-// `domainkit/client` as a user gets it: the package is packed (`npm pack`, whose prepack builds it) and opened in
-// a clean folder, then imported by name from plain Node.js, type-checked by a consumer's TypeScript, and loaded
-// in Chromium; each calls the mail API of this test file and reads a code mailed over SMTP.
+// `domainkit/client` as a user gets it: the package is packed (`npm pack`, whose prepack builds it; once a run,
+// test/helpers/pack.ts) and opened in a clean folder, then imported by name from plain Node.js, type-checked by
+// a consumer's TypeScript, and loaded in Chromium; each calls the mail API of this test file and reads a code
+// mailed over SMTP.
 //
 // The tarball is unpacked into the clean folder's node_modules/domainkit by hand rather than `npm install`ed: an
 // install would bring every dependency of the server (from the registry, slowly), whereas the client must need
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.ts';
 import { useMail } from '../helpers/mail.ts';
-import { packRepository, run } from '../helpers/pack.ts';
+import { packedTarball, run } from '../helpers/pack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -28,7 +29,7 @@ let installed: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'domainkit-client-package-'));
-  const tarball = await packRepository(work);
+  const tarball = await packedTarball();
 
   consumer = join(work, 'consumer');
   installed = join(consumer, 'node_modules/domainkit');

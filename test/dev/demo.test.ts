@@ -1,5 +1,7 @@
 // `npm run demo` as a newcomer meets it: it starts, says its numbers are fake, and the curl line it prints,
-// pasted into a shell, creates a job that completes against the fakes. Ctrl-C leaves nothing behind.
+// pasted into a shell, creates a job that completes against the fakes. Its own walk-through shows each source's
+// cost and the cache: a dry run, then the same job ended at once from cached rows at cost 0. Ctrl-C leaves
+// nothing behind.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-function startDemo(env: Record<string, string>): Promise<{ banner: string; exited: Promise<number | null> }> {
+function startDemo(env: Record<string, string>): Promise<{ banner: string; output: () => string; exited: Promise<number | null> }> {
   child = spawn(process.execPath, [DEMO], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } });
   const exited = new Promise<number | null>((r) => child!.on('close', (code) => r(code)));
   let stdout = '';
@@ -30,7 +32,7 @@ function startDemo(env: Record<string, string>): Promise<{ banner: string; exite
       stdout += d;
       if (stdout.includes('Ctrl-C stops everything.')) {
         clearTimeout(timer);
-        resolve({ banner: stdout, exited });
+        resolve({ banner: stdout, output: () => stdout, exited });
       }
     });
     void exited.then((code) => reject(new Error(`demo exited with ${code}:\n${stdout}\n${stderr}`)));
@@ -38,10 +40,18 @@ function startDemo(env: Record<string, string>): Promise<{ banner: string; exite
 }
 
 describe('npm run demo', () => {
-  it('prints a curl that creates a job which completes over all six sources; Ctrl-C stops it cleanly', { timeout: 120_000 }, async () => {
+  it('prints a curl that creates a job which completes over all six sources, shows cost and the cache; Ctrl-C stops it cleanly', {
+    timeout: 120_000,
+  }, async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'domainkit-demo-'));
     await chmod(dataDir, 0o755); // as root, postgres runs as the postgres user and must reach this folder
-    const { banner, exited } = await startDemo({ DATA_DIR: dataDir, HOST: '127.0.0.1', JOBS_PORT: '0', MAIL_PORT: '0', SMTP_PORT: '0' });
+    const { banner, output, exited } = await startDemo({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      JOBS_PORT: '0',
+      MAIL_PORT: '0',
+      SMTP_PORT: '0',
+    });
     expect(banner).toMatch(/every SEO number it gives is FAKE/);
 
     const curl = banner.split('\n').find((l) => l.startsWith('curl -sS -X POST'))!;
@@ -62,6 +72,21 @@ describe('npm run demo', () => {
     expect(row('example.com', 'moz')).toMatchObject({ status: 'ok', domain_authority: expect.any(Number) });
     expect(row('flaky.example.org', 'ahrefs_traffic')).toMatchObject({ status: 'ok', traffic_value: expect.any(Number) });
     expect(row('nodata.example.net', 'ahrefs_backlinks')).toMatchObject({ status: 'error', error: { code: 'upstream_no_data' } });
+
+    // The walk-through ran beside it: the first job's cost per source, then the cache at 0. Its table ends with ping.
+    const walkThrough = () => output().slice(Math.max(0, output().indexOf('Walk-through:')));
+    await expect.poll(walkThrough, { timeout: 60_000, interval: 500 }).toMatch(/^Walk-through:[\s\S]*^ {2}ping +0/m);
+    const walk = walkThrough();
+    expect(walk).toMatch(/job \S+: completed in [\d.]+ s, 12 of 12 rows ok/);
+    expect(walk).toContain('12 rows from cache, 0 to fetch');
+    // Copies of the first job's rows, or of the curl job's where those are fresher (made after).
+    const first = /job (\S+): completed/.exec(walk)![1]!;
+    const copied = /answered completed at once;\n {4}12 of 12 rows with cached_from \(the job that fetched them\): (.+)$/m.exec(walk);
+    expect(copied).not.toBeNull();
+    for (const id of copied![1]!.split(', ')) expect([first, created.job_id]).toContain(id);
+    const paid = /^ {2}ahrefs_backlinks +(\d+) ahrefs_units +0 ahrefs_units +0 ahrefs_units$/m.exec(walk);
+    expect(Number(paid?.[1])).toBeGreaterThan(0);
+    expect(walk).toMatch(/^ {2}seokicks +2 seokicks_credits +0 seokicks_credits +0 seokicks_credits$/m);
 
     child!.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -1,5 +1,7 @@
 // What the tests of job transitions share: asking for one (resume, retry, hard or soft cancel), reading a job,
-// and the callbacks a job has enqueued (the deliveries table: one row per callback, whatever the receiver saw).
+// waiting for the engine to end it, and the callbacks a job has enqueued (the deliveries table: one row per
+// callback, whatever the receiver saw).
+import { expect } from 'vitest';
 import type { TestDatabase } from './db.ts';
 import type { client } from './jobs.ts';
 
@@ -40,8 +42,15 @@ export async function statusOf(call: Call, id: string): Promise<string> {
   return (await jobOf(call, id)).status;
 }
 
-export async function resultsOf(call: Call, id: string): Promise<ResultBody[]> {
-  return ((await (await call(`/v1/jobs/${id}/results`)).json()) as { results: ResultBody[] }).results;
+/** Every row of the job (`Row`: the fields a test reads, when more than these). */
+export async function resultsOf<Row = ResultBody>(call: Call, id: string): Promise<Row[]> {
+  return ((await (await call(`/v1/jobs/${id}/results`)).json()) as { results: Row[] }).results;
+}
+
+/** Waits until the engine has ended the job (completed or failed); its status then. */
+export async function ended(call: Call, id: string, timeout: number): Promise<string> {
+  await expect.poll(() => statusOf(call, id), { timeout, interval: 200 }).toMatch(/^(completed|failed)$/);
+  return statusOf(call, id);
 }
 
 /** The events of the callbacks enqueued for a job, oldest first (`job.completed`, `job.cancelled`, …). */

@@ -3,111 +3,80 @@
 // before the 30 s the client would wait), no further call starts, every row not done ends `cancelled`, and the
 // job ends `cancelled` with one callback. The fake holds every answer for a minute, so the calls are in flight
 // for as long as the test needs, whatever the machine's speed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Fake } from '../../src/dev/fakes/server.ts';
-import { startSeokicksFake } from '../../src/dev/fakes/seokicks.ts';
+import { describe, expect, it } from 'vitest';
 import { queueEntries } from '../../src/jobs/queues.ts';
-import type { RunningCli } from '../helpers/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startSites, startWorker, type Sites } from '../helpers/engine.ts';
+import { useEngine } from '../helpers/engine.ts';
 import { problemOf } from '../helpers/http.ts';
-import { client, startJobsApi, tokenFor, type JobsApi } from '../helpers/jobs.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { act, callbacksOf, create, jobOf, resultsOf, type Call } from '../helpers/transitions.ts';
+import { act, callbacksOf, create, jobOf, resultsOf } from '../helpers/transitions.ts';
 
 const CONCURRENCY = 2;
-let db: TestDatabase;
-let api: JobsApi;
-let sites: Sites;
-let fake: Fake;
-let receiver: Receiver;
-let worker: RunningCli;
-let call: Call;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startJobsApi(db, { env: { ALLOW_PRIVATE_NETWORK: 'true' } });
-  sites = await startSites();
-  fake = await startSeokicksFake({ apiKey: 'sk', latencyMs: 60_000 });
-  receiver = await startReceiver(() => 200);
-  call = client(api.url, await tokenFor(db, 'acme'));
-  worker = await startWorker(
-    db.url,
-    sites,
-    {},
-    {
-      SEOKICKS_API_KEY: 'sk',
-      SEOKICKS_BASE_URL: fake.url,
-      JOBS_SEOKICKS_CONCURRENCY: String(CONCURRENCY),
-      // Heartbeats often, for the catch-up of a missed notification below.
-      TEST_HEARTBEAT_MS: '200',
-    },
-  );
-});
-afterAll(async () => {
-  await worker?.stop();
-  await Promise.all([api.close(), sites.close(), fake.close(), receiver.close()]);
-  await db.pool.end();
+const t = useEngine({
+  fakes: { seokicks: { latencyMs: 60_000 } },
+  env: {
+    JOBS_SEOKICKS_CONCURRENCY: String(CONCURRENCY),
+    // Heartbeats often, for the catch-up of a missed notification below.
+    TEST_HEARTBEAT_MS: '200',
+  },
 });
 
 const domainOf = (r: { query: URLSearchParams }) => r.query.get('query');
 /** Queue entries of the job still waiting or running: none left means nothing more can start for it. */
 const open = async (id: string) =>
-  (await queueEntries(api.queue, 'seokicks', id)).filter((e) => e.state === 'created' || e.state === 'retry' || e.state === 'active')
+  (await queueEntries(t.api.queue, 'seokicks', id)).filter((e) => e.state === 'created' || e.state === 'retry' || e.state === 'active')
     .length;
 
 describe('POST /v1/jobs/{id}/cancel with calls in flight in a worker process', () => {
   it('aborts the calls, starts none after, ends every row not done as cancelled, and sends one callback', async () => {
     const domains = Array.from({ length: 6 }, (_, i) => `h${i}.example`);
-    const id = await create(call, { domains, job_types: ['seokicks'], webhook_url: `${receiver.url}/cb` });
-    await expect.poll(() => fake.requests.length).toBe(CONCURRENCY);
-    const inFlight = fake.requests.map(domainOf);
+    const id = await create(t.call, { domains, job_types: ['seokicks'], webhook_url: `${t.receiver.url}/cb` });
+    await expect.poll(() => t.fakes.seokicks.requests.length).toBe(CONCURRENCY);
+    const inFlight = t.fakes.seokicks.requests.map(domainOf);
 
-    const res = await act(call, id, 'cancel');
+    const res = await act(t.call, id, 'cancel');
     expect(res.status).toBe(200);
     const answered = (await res.json()) as { status: string; finished_at: string | null; progress: Record<string, number> };
     expect(answered.status).toBe('cancelled');
     expect(answered.finished_at).not.toBeNull();
     expect(answered.progress).toEqual({ total: 6, succeeded: 0, failed: 6, pending: 0 });
-    const mark = fake.requests.length;
+    const mark = t.fakes.seokicks.requests.length;
 
     // The worker aborts both calls: the fake sees each connection closed before it answered.
-    await expect.poll(() => fake.abandoned.map(domainOf).sort()).toEqual([...inFlight].sort());
+    await expect.poll(() => t.fakes.seokicks.abandoned.map(domainOf).sort()).toEqual([...inFlight].sort());
     await expect.poll(() => open(id), { timeout: 20_000, interval: 100 }).toBe(0);
-    expect(fake.requests.slice(mark)).toEqual([]);
+    expect(t.fakes.seokicks.requests.slice(mark)).toEqual([]);
 
-    const results = await resultsOf(call, id);
+    const results = await resultsOf(t.call, id);
     expect(results.map((r) => r.domain)).toEqual(domains);
     expect(results.every((r) => r.status === 'error' && r.error?.code === 'cancelled')).toBe(true);
-    expect(await jobOf(call, id)).toMatchObject({ status: 'cancelled', progress: { total: 6, succeeded: 0, failed: 6, pending: 0 } });
+    expect(await jobOf(t.call, id)).toMatchObject({ status: 'cancelled', progress: { total: 6, succeeded: 0, failed: 6, pending: 0 } });
 
-    const [callback] = await receiver.waitFor('/cb', 1);
+    const [callback] = await t.receiver.waitFor('/cb', 1);
     expect(JSON.parse(callback!.body.toString('utf8'))).toMatchObject({ job_id: id, status: 'cancelled' });
-    expect(await callbacksOf(db, id)).toEqual(['job.cancelled']);
+    expect(await callbacksOf(t.db, id)).toEqual(['job.cancelled']);
 
     // Ended for good: every transition is refused now, and nothing more is sent.
     for (const action of ['cancel', 'pause', 'resume', 'retry'] as const) {
-      const again = await act(call, id, action);
+      const again = await act(t.call, id, action);
       expect(again.status, action).toBe(409);
       expect((await problemOf(again)).job_status).toBe('cancelled');
     }
-    expect(await callbacksOf(db, id)).toEqual(['job.cancelled']);
-    expect(receiver.forPath('/cb')).toHaveLength(1);
+    expect(await callbacksOf(t.db, id)).toEqual(['job.cancelled']);
+    expect(t.receiver.forPath('/cb')).toHaveLength(1);
   });
 
   it('a worker that missed the notification finds the cancelled job at its next heartbeat and aborts it', async () => {
     const domains = ['m0.example', 'm1.example', 'm2.example'];
-    const id = await create(call, { domains, job_types: ['seokicks'] });
-    const before = fake.requests.length;
-    const abandoned = fake.abandoned.length;
-    await expect.poll(() => fake.requests.length - before).toBe(CONCURRENCY);
+    const id = await create(t.call, { domains, job_types: ['seokicks'] });
+    const before = t.fakes.seokicks.requests.length;
+    const abandoned = t.fakes.seokicks.abandoned.length;
+    await expect.poll(() => t.fakes.seokicks.requests.length - before).toBe(CONCURRENCY);
     // The job ended as a cancel ends it, but without the NOTIFY: only the heartbeat's look at PostgreSQL is left.
-    await db.pool.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE id = $1`, [id]);
-    await expect.poll(() => fake.abandoned.length - abandoned).toBe(CONCURRENCY);
+    await t.db.pool.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE id = $1`, [id]);
+    await expect.poll(() => t.fakes.seokicks.abandoned.length - abandoned).toBe(CONCURRENCY);
     await expect.poll(() => open(id), { timeout: 20_000, interval: 100 }).toBe(0);
     // The entries it aborted end their rows too, and the one never started is ended by the entry that reaches it.
-    const results = await resultsOf(call, id);
+    const results = await resultsOf(t.call, id);
     expect(results.map((r) => r.error?.code)).toEqual(['cancelled', 'cancelled', 'cancelled']);
-    expect(fake.requests.length - before).toBe(CONCURRENCY);
+    expect(t.fakes.seokicks.requests.length - before).toBe(CONCURRENCY);
   });
 });

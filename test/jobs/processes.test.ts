@@ -152,6 +152,14 @@ describe('a crash in the middle of creating a job', () => {
         expect(res.status).toBe(201);
         // 100 domains: eight first entries for each of the three sources.
         expect(await counts()).toEqual({ jobs: 1, tasks: 3, entries: 24 });
+        // Ended now, or the worker of the next test would run it first: its Moz rows waited out Moz's real rate
+        // (one call per 10 s) before that test's own, and its Wayback rows called the real Wayback Machine.
+        const { job_id: id } = (await res.json()) as { job_id: string };
+        const cancelled = await fetch(`${again.addresses['jobs-api']!}/v1/jobs/${id}/cancel`, {
+          method: 'POST',
+          headers: { 'x-api-key': token },
+        });
+        expect(cancelled.status).toBe(200);
       } finally {
         await again.stop();
       }

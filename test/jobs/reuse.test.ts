@@ -3,10 +3,8 @@
 // error row, a stale row and another tenant's row are fetched again (unless results are shared); a dry run
 // stores nothing and its estimate is what the real run then costs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAhrefsFake } from '../../src/dev/fakes/ahrefs.ts';
-import { startSeokicksFake } from '../../src/dev/fakes/seokicks.ts';
-import type { Fake } from '../../src/dev/fakes/server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { startFakes, type Fakes } from '../helpers/fakes.ts';
 import { client, startJobsApi, tokenFor, type JobsApi } from '../helpers/jobs.ts';
 import { callbacksOf, jobOf, statusOf } from '../helpers/transitions.ts';
 
@@ -25,36 +23,25 @@ type Created = { job_id: string; status: string; progress: { succeeded: number; 
 const SOURCES = ['seokicks', 'ahrefs_backlinks'];
 let db: TestDatabase;
 let api: JobsApi;
-let seokicks: Fake;
-let ahrefs: Fake;
+let providers: Fakes<'seokicks' | 'ahrefs'>;
 let acme: Call;
 let other: Call;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  seokicks = await startSeokicksFake({ apiKey: 'sk' });
-  ahrefs = await startAhrefsFake({ apiKey: 'ah' });
+  providers = await startFakes({ seokicks: {}, ahrefs: {} });
   api = await startJobsApi(db, { worker: true, env: fakeEnv() });
   acme = client(api.url, await tokenFor(db, 'acme'));
   other = client(api.url, await tokenFor(db, 'other'));
 });
 afterAll(async () => {
   await api?.close();
-  await Promise.all([seokicks?.close(), ahrefs?.close()]);
+  await providers?.close();
   await db?.pool.end();
 });
 
-function fakeEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    SEOKICKS_API_KEY: 'sk',
-    SEOKICKS_BASE_URL: seokicks.url,
-    AHREFS_API_KEY: 'ah',
-    AHREFS_BASE_URL: `${ahrefs.url}/v3`,
-    ...extra,
-  };
-}
-
-const calls = () => seokicks.requests.length + ahrefs.requests.length;
+const fakeEnv = (extra: Record<string, string> = {}) => ({ ...providers.env, ...extra });
+const calls = () => providers.fakes.seokicks.requests.length + providers.fakes.ahrefs.requests.length;
 
 async function createJob(call: Call, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Created> {
   const res = await call('/v1/jobs', { body: { job_types: SOURCES, ...body }, headers });
@@ -222,6 +209,35 @@ describe('dry run', () => {
     } finally {
       await timed.close();
     }
+  });
+
+  it('says which source a budget has no room for, and creation refuses that job with nothing made', async () => {
+    const budgeted = client(api.url, await tokenFor(db, 'budgeted'));
+    const put = await budgeted('/v1/budgets', { method: 'PUT', body: { source: 'ahrefs_backlinks', monthly_limit: 120 } });
+    expect(put.status).toBe(200);
+    const body = { domains: ['e1.example', 'e2.example', 'e3.example'], job_types: SOURCES };
+    const estimate = (await (await budgeted('/v1/jobs', { body: { ...body, dry_run: true } })).json()) as {
+      sources: Record<string, { budget: unknown }>;
+      within_budget: boolean;
+    };
+    expect(estimate.sources.ahrefs_backlinks!.budget).toMatchObject({ monthly_limit: 120, left: 120 });
+    expect(estimate.sources.seokicks!.budget).toBeNull();
+    expect(estimate.within_budget).toBe(false);
+
+    const stored = await counts();
+    const refused = await budgeted('/v1/jobs', { body });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({
+      code: 'budget_exceeded',
+      source: 'ahrefs_backlinks',
+      estimate: 150,
+      left: 120,
+      monthly_limit: 120,
+    });
+    expect(await counts()).toEqual(stored);
+    // Two domains fit (100 units of 120).
+    const fits = await budgeted('/v1/jobs', { body: { ...body, domains: ['e1.example', 'e2.example'] } });
+    expect(fits.status).toBe(201);
   });
 
   it('validates as creation does', async () => {

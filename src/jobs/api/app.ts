@@ -1,6 +1,8 @@
 // The jobs API (/v1): tenants' API keys submit domains × sources and read typed results.
 import { createApp, type App } from '../../platform/http/index.ts';
 import { createTaskQueues } from '../queues.ts';
+import { budgetSchemas } from './budget-schemas.ts';
+import { budgetsRoutes } from './budgets-routes.ts';
 import type { JobsAppDeps } from './deps.ts';
 import { jobsRoutes } from './jobs-routes.ts';
 import { keysRoutes } from './keys-routes.ts';
@@ -13,6 +15,7 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
   // Job creation writes into the task queues; they must exist before the first request.
   await createTaskQueues(deps.queue, deps.sources.names);
   const schemas = jobsSchemas(deps.sources, deps.maxDomains);
+  const budgets = budgetSchemas(deps.sources);
   return createApp({
     title: 'domainkit jobs API',
     description:
@@ -25,7 +28,7 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
     version: deps.version,
     log: deps.log,
     pool: deps.pool,
-    schemas: schemas.components,
+    schemas: [...schemas.components, ...budgets.components],
     limits: deps.httpLimits,
     service: 'jobs',
     metricsAccess: deps.metricsAccess,
@@ -38,6 +41,7 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
       await app.register(resultsRoutes(deps, schemas));
       await app.register(transitionsRoutes(deps));
       await app.register(usageRoutes(deps, schemas));
+      await app.register(budgetsRoutes(deps, budgets));
       await app.register(keysRoutes(deps));
     },
   });

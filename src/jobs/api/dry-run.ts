@@ -1,5 +1,5 @@
 // POST /v1/jobs with "dry_run": true: the estimate of jobs/estimate.ts as the API shows it (`DryRun`).
-import { estimateJob } from '../estimate.ts';
+import { estimateJob, type BudgetLeft } from '../estimate.ts';
 import type { Reuse } from '../store/index.ts';
 import type { DryRunView } from './cost-schemas.ts';
 import type { JobsAppDeps } from './deps.ts';
@@ -23,7 +23,7 @@ export async function dryRunView(
       calls: e.calls,
       cost: { amount: e.cost, unit: e.unit },
       seconds: e.seconds,
-      budget: null,
+      budget: budgetView(estimate.budgets.get(name)),
     };
   }
   return {
@@ -34,6 +34,10 @@ export async function dryRunView(
     rows: { total: toFetch + fromCache, to_fetch: toFetch, from_cache: fromCache },
     sources,
     seconds: estimate.seconds,
-    within_budget: true,
+    within_budget: estimate.shortfall === undefined,
   };
+}
+
+function budgetView(budget: BudgetLeft | undefined): DryRunView['sources'][string]['budget'] {
+  return budget ? { month: budget.month, monthly_limit: budget.limit, left: budget.left } : null;
 }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { withTransaction } from '../../platform/db/index.ts';
 import { invalid, isUuid, Problem, problemResponses, type RoutePlugin } from '../../platform/http/index.ts';
 import { checkJobRequest, createJob, IdempotencyKeyReused } from '../create.ts';
+import { BudgetExceeded } from '../estimate.ts';
 import { parseMaxAge } from '../max-age.ts';
 import type { Reuse } from '../store/index.ts';
 import { activeKeyByHash, KEY_LIFE_HOURS, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
@@ -44,7 +45,9 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
             '(the same 201 and body, `webhook_secret` included when the first answer had it, and `Idempotent-Replayed: true`); ' +
             'the same key with another body is 422 `idempotency_key_reused`. ' +
             'With `max_age`, rows with a fresh enough earlier result are filled at creation without an upstream call. ' +
-            'With `"dry_run": true` the answer is 200 `DryRun` (what the job would fetch, reuse and cost) and nothing is made.',
+            'With `"dry_run": true` the answer is 200 `DryRun` (what the job would fetch, reuse and cost) and nothing is made. ' +
+            "A job whose rows to fetch are estimated over what a source's monthly budget has left is 422 `budget_exceeded` " +
+            '(with `source`, `estimate`, `left`, `monthly_limit`, `month`).',
           security: securedBy('jobs:create'),
           headers: CreateJobHeaders,
           body: schemas.createJobBody,
@@ -71,6 +74,7 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
           idempotency: key === undefined ? undefined : { key, body: request.body },
           publicUrl: deps.publicUrl,
         }).catch((err: unknown) => {
+          if (err instanceof BudgetExceeded) throw budgetProblem(err);
           if (!(err instanceof IdempotencyKeyReused)) throw err;
           throw new Problem(
             'idempotency_key_reused',
@@ -157,4 +161,15 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
       },
     );
   };
+}
+
+/** 422 budget_exceeded naming the source, its estimate and what its budget has left this month. */
+function budgetProblem({ shortfall: s }: BudgetExceeded): Problem {
+  const unit = s.unit ?? '';
+  return new Problem(
+    'budget_exceeded',
+    `the job would spend about ${s.estimate} ${unit} on ${s.source}, and its budget for ${s.month} has ${Math.max(0, s.left)} ${unit} left ` +
+      `(limit ${s.limit}); raise the budget (PUT /v1/budgets), use fewer domains, or reuse fresh results (max_age)`,
+    { extra: { source: s.source, unit: s.unit, estimate: s.estimate, left: s.left, monthly_limit: s.limit, month: s.month } },
+  );
 }

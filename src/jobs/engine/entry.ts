@@ -1,6 +1,7 @@
 // Running one queue entry: the unfinished tasks of its range, batch by batch, until the range is done or the
 // time budget is spent; then one transaction writes the results, completes the entry, puts the rest of the
-// range back (as two entries) with any retries, and ends the job if that was its last work.
+// range back (as two entries) with any retries, and ends the job if that was its last work. A billed source's
+// calls are held against the tenant's budget before they are made and settled with the rest (budget.ts).
 import type { Job } from 'pg-boss';
 import { withTransaction, type Pool } from '../../platform/db/index.ts';
 import type { Logger } from '../../platform/log.ts';
@@ -20,6 +21,7 @@ import {
   type TaskResult,
   type TaskSpend,
 } from '../store/index.ts';
+import { budgetExceeded, EntrySpending } from './budget.ts';
 import { endJobIfDone } from './job-end.ts';
 import type { RateGate } from './rate.ts';
 
@@ -37,6 +39,8 @@ export interface EntryContext {
   budgetMs: number;
   /** Waits before each retry of a transient upstream error; attempts = 1 + its length. */
   retryDelaysMs: number[];
+  /** Slot leases, and how long a budget hold counts unless the heartbeat renews it. */
+  leaseSeconds: number;
   publicUrl: string;
 }
 
@@ -60,6 +64,9 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>, cancell
   const signal = cancelled ? AbortSignal.any([ctx.stopping, cancelled]) : ctx.stopping;
 
   const batches = inBatches(await unfinishedTasks(ctx.pool, range.jobId, ctx.source.name, range.from, range.to), ctx.source.batchSize);
+  const spending = batches.length
+    ? await EntrySpending.open({ ...ctx, tenantId: job.tenantId, entryId: entry.id, jobId: range.jobId })
+    : undefined;
   const results: TaskResult[] = [];
   const requeue: RangeEntry[] = [];
   const spent: TaskSpend[] = [];
@@ -77,6 +84,18 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>, cancell
       const now = await jobStatusById(ctx.pool, range.jobId);
       if (now?.status !== 'running' || now.run !== run) break; // paused, ended or run again meanwhile: no further call
     }
+    const refused = await spending?.reserve(batch.length);
+    if (refused !== undefined) {
+      // This entry's own holds may be above what their calls cost: they settle first, and the rest of the range
+      // asks again in an entry of its own, so rows end `budget_exceeded` only against what was really spent.
+      if (spending!.holding) {
+        requeue.push({
+          range: { jobId: range.jobId, from: batch[0]!.position, to: range.to, attempt: range.attempt, run },
+          tenantId: job.tenantId,
+        });
+      } else results.push(...budgetExceeded(batches.slice(i).flat(), refused, range.attempt - 1));
+      break;
+    }
     // A task's time runs from its first upstream request, not from the wait for the shared rate before it.
     let fetchedAt: Date | undefined;
     const permit = async () => {
@@ -89,6 +108,7 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>, cancell
       { signal, permit },
     );
     if (cancelled?.aborted) break; // the job was hard-cancelled: its rows are `cancelled`, this outcome is not kept
+    spending?.spent(outcomes);
     const startedAt: Date = fetchedAt ?? called;
     const durationMs = Date.now() - startedAt.getTime();
     let retryAfterMs = 0;
@@ -117,7 +137,10 @@ export async function runEntry(ctx: EntryContext, entry: Job<TaskRange>, cancell
     }
   }
   // Cancelled meanwhile: the cancel ended the rows already, save any it skipped while they were being settled.
-  await settle(ctx, entry, { results, requeue, spent, cancelRest: cancelled?.aborted === true });
+  await settle(ctx, entry, { results, requeue, spent, cancelRest: cancelled?.aborted === true, spending }).catch(async (err: unknown) => {
+    await spending?.release().catch(() => undefined);
+    throw err;
+  });
   for (const result of results) countTasks(ctx.source.name, result.state === 'ok' ? 'ok' : (result.error_code ?? 'internal_error'));
   countTasks(ctx.source.name, 'retried', retriedTasks);
 }
@@ -129,14 +152,21 @@ interface Settlement {
   cancelRest?: boolean;
   /** What attempts to be retried spent, added to their rows. */
   spent?: TaskSpend[];
+  /** A billed source's: its holds give way to what its calls cost. */
+  spending?: EntrySpending | undefined;
 }
 
-async function settle(ctx: EntryContext, entry: Job<TaskRange>, { results, requeue, cancelRest, spent }: Settlement): Promise<void> {
+async function settle(
+  ctx: EntryContext,
+  entry: Job<TaskRange>,
+  { results, requeue, cancelRest, spent, spending }: Settlement,
+): Promise<void> {
   const { jobId } = entry.data;
   const name = taskQueue(ctx.source.name);
   await withTransaction(ctx.pool, async (tx) => {
     await writeResults(tx, jobId, ctx.source.name, results, ctx.columns);
     if (spent?.length) await addSpending(tx, jobId, ctx.source.name, spent);
+    await spending?.settle(tx);
     if (cancelRest) await cancelRange(tx, jobId, ctx.source.name, entry.data.from, entry.data.to);
     const done = (await ctx.queue.complete(name, { id: entry.id, retryCount: entry.retryCount }, null, { db: inTransaction(tx) })) as {
       affected: number;

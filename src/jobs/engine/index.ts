@@ -9,7 +9,7 @@ import type { Queue } from '../../platform/queue.ts';
 import { countTasks } from '../metrics.ts';
 import { createTaskQueues, deadLetterQueue, taskQueue, TASKS_CHANNEL, type TaskQueueTimings, type TaskRange } from '../queues.ts';
 import type { AdapterDeps, SourceLimits, SourceRegistry } from '../sources/index.ts';
-import { cancelledAmong, failRange, JOB_CANCELLED_CHANNEL, renewSlots, releaseAllSlots } from '../store/index.ts';
+import { cancelledAmong, failRange, JOB_CANCELLED_CHANNEL, renewHolds, renewSlots, releaseAllSlots } from '../store/index.ts';
 import { endJobIfDone } from './job-end.ts';
 import { rateGate } from './rate.ts';
 import { startRunner, type SourceRunner } from './runner.ts';
@@ -100,14 +100,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     abortCancelled().catch((err: unknown) => log.warn({ err }, 'could not look for cancelled jobs'));
   });
 
-  // Heartbeats: the entries and slots this process holds stay ours while it lives, and only while it lives.
+  // Heartbeats: the entries, slots and budget holds this process holds stay ours while it lives, and only while
+  // it lives.
+  const billed = new Set(options.sources.descriptors.filter((d) => d.billing.unit !== null).map((d) => d.name));
   const heartbeat = setInterval(() => {
     void (async () => {
       await renewSlots(pool, holder, leaseSeconds);
+      const holding: string[] = [];
       for (const [name, runner] of runners) {
         const held = runner.running().map((e) => ({ id: e.id, retryCount: e.retryCount }));
         if (held.length) await queue.touch(taskQueue(name), held);
+        if (billed.has(name)) holding.push(...held.map((e) => e.id));
       }
+      await renewHolds(pool, holding, leaseSeconds);
       await abortCancelled();
     })().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
   }, timings.heartbeatMs ?? 10_000);

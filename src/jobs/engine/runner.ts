@@ -13,7 +13,6 @@ interface RunnerOptions extends Omit<EntryContext, 'stopping'> {
   /** In-flight entries of this source across all workers. */
   concurrency: number;
   holder: string;
-  leaseSeconds: number;
   /** How long an idle dispatcher waits before looking again (new jobs also wake it). */
   idlePollMs: number;
 }

@@ -18,6 +18,7 @@ export function createSources(
     sources.set(descriptor.name, {
       name: descriptor.name,
       batchSize: descriptor.batchSize,
+      billing: descriptor.billing,
       fetch: (domains, context) => adapter.fetch(domains, context),
     });
   }

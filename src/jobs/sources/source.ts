@@ -1,6 +1,6 @@
 // What every source is to the engine: a named fetcher of one batch of domains, whose outcome per domain is
 // either typed columns with the upstream payload, or a classified error, with what its requests cost.
-import type { Spend } from './cost.ts';
+import type { Billing, Spend } from './cost.ts';
 
 /** Error classes of result rows: docs/api/README.md, "Errors"; which answer gets which, docs/providers.md. */
 export type ErrorCode =
@@ -61,4 +61,6 @@ export interface Source extends SourceAdapter {
   name: string;
   /** Domains per upstream call (Moz: 10; the others: 1). */
   batchSize: number;
+  /** Its descriptor's billing: what a batch is estimated to cost, held against a budget before the call. */
+  billing: Billing;
 }

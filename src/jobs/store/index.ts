@@ -15,6 +15,19 @@ export {
   type FinishedJob,
   type JobRow,
 } from './jobs.ts';
+export {
+  budgetLimit,
+  budgetStates,
+  budgetsLeft,
+  releaseHolds,
+  renewHolds,
+  reserveBudget,
+  setBudget,
+  settleSpending,
+  type BudgetState,
+  type HoldRequest,
+  type Reservation,
+} from './budgets.ts';
 export { claimIdempotencyKey, jobAsCreated, KEY_LIFE_HOURS, type KeyClaim } from './idempotency.ts';
 export { activeKeyByHash, insertKey, listKeys, revokeKey, touchKey, type ActiveKey, type KeyRow } from './keys.ts';
 export { acquireSlots, ensureSlots, releaseAllSlots, releaseSlots, renewSlots } from './slots.ts';
@@ -35,7 +48,7 @@ export {
   type TaskSpend,
 } from './tasks.ts';
 export { countReusable, insertTasksReusing, type Reuse, type SourceRows } from './reuse.ts';
-export { ensureTenant } from './tenants.ts';
+export { ensureTenant, tenantIdByName } from './tenants.ts';
 export { usageBySource, type UsageRow } from './usage.ts';
 export {
   CANCELLED,

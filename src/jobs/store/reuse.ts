@@ -1,9 +1,9 @@
 // Fresh results reused: a job's rows filled at creation from earlier jobs' results of the same (domain, source)
 // fetched at most `maxAgeSeconds` ago, the freshest first; only rows that were fetched (never a copy, never an
 // error). Within the tenant, or from any tenant's jobs when results are shared. Dry runs count the same rows.
-import { createHash } from 'node:crypto';
 import type { Queryable } from '../../platform/db/index.ts';
 import type { TypedColumn } from '../sources/index.ts';
+import { perColumnList, type Statement } from './task-columns.ts';
 
 export interface Reuse {
   tenantId: string;
@@ -67,25 +67,16 @@ export async function countReusable(db: Queryable, domains: string[], sources: r
   return rows;
 }
 
-const statements = new WeakMap<readonly TypedColumn[], { name: string; text: string }>();
-
-// Named with a digest of the typed columns, like the statements of tasks.ts: one name, one text per connection.
-function statementFor(columns: readonly TypedColumn[]): { name: string; text: string } {
-  let made = statements.get(columns);
-  if (made) return made;
-  const names = columns.map((c) => `"${c.name}"`);
-  const digest = createHash('sha256').update(names.join(',')).digest('hex').slice(0, 8);
-  const list = names.map((n) => `, ${n}`).join('');
-  made = {
+// Named with a digest of the typed columns (task-columns.ts), like the statements of tasks.ts.
+const statementFor = perColumnList(
+  (names, digest): Statement => ({
     name: `jobs.reuse.insertTasksReusing.${digest}`,
     text: `WITH inserted AS (
-        INSERT INTO tasks (job_id, position, domain, source, state, fetched_at, duration_ms, raw, cost_basis, cached_from${list})
+        INSERT INTO tasks (job_id, position, domain, source, state, fetched_at, duration_ms, raw, cost_basis, cached_from${names.map((n) => `, ${n}`).join('')})
         SELECT $6::uuid, d.ord - 1, d.name, s.name, CASE WHEN c.job_id IS NULL THEN 'queued' ELSE 'ok' END, c.fetched_at,
           c.duration_ms, c.raw, CASE WHEN c.job_id IS NULL THEN 'computed' ELSE 'cached' END, c.job_id${names.map((n) => `, c.${n}`).join('')}
         ${PAIRS(names.map((n) => `, t.${n}`).join(''))}
         RETURNING source, position, cached_from)
       ${SUMMARY} FROM inserted GROUP BY source`,
-  };
-  statements.set(columns, made);
-  return made;
-}
+  }),
+);

@@ -1,8 +1,33 @@
 // The typed columns of the tasks table come from the source descriptors: each role that runs the jobs service
 // adds the ones the table lacks when it starts, after the migrations, so a new source needs no migration of
 // its own (docs/decisions.md, "Jobs engine").
+import { createHash } from 'node:crypto';
 import { COLUMN_TYPES, type TypedColumn } from '../sources/index.ts';
 import type { Queryable } from '../../platform/db/index.ts';
+
+/** A prepared statement: its name and text. */
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+/**
+ * Statements that name every typed column, made once per list of columns by `build` (given the quoted column
+ * names and a digest of them). Their names must carry the digest: a prepared statement's name must always
+ * stand for the same text on a connection.
+ */
+export function perColumnList<T>(build: (names: string[], digest: string) => T): (columns: readonly TypedColumn[]) => T {
+  const made = new WeakMap<readonly TypedColumn[], T>();
+  return (columns) => {
+    let statements = made.get(columns);
+    if (statements === undefined) {
+      const names = columns.map((c) => `"${c.name}"`);
+      statements = build(names, createHash('sha256').update(names.join(',')).digest('hex').slice(0, 8));
+      made.set(columns, statements);
+    }
+    return statements;
+  };
+}
 
 /** The typed columns the table lacks. One that exists with another type stops the start: its data would not fit. */
 export async function missingTypedColumns(db: Queryable, columns: readonly TypedColumn[]): Promise<TypedColumn[]> {

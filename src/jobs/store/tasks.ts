@@ -1,8 +1,8 @@
 // Tasks: one row per (job, domain, source), created queued and filled once by the engine: it is also the
 // result row. Its typed columns are the sources' (`columns`, from the source registry).
-import { createHash } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/index.ts';
 import type { CostBasis, TypedColumn } from '../sources/index.ts';
+import { perColumnList, type Statement } from './task-columns.ts';
 
 /** One task row per (domain, source), domain-major, in one statement (up to 6,000 rows). */
 export async function insertTasks(tx: Queryable, jobId: string, domains: string[], sources: readonly string[]): Promise<void> {
@@ -173,39 +173,23 @@ export async function queueDepths(pool: Pool, timeoutMs: number): Promise<Map<st
   });
 }
 
-interface Statement {
-  name: string;
-  text: string;
-}
-
-// The statements that name every typed column are made once per list of columns. Their names carry a digest of
-// the list: a prepared statement's name must always stand for the same text on a connection.
-const statements = new WeakMap<readonly TypedColumn[], { finishedTasks: Statement; writeResults: Statement }>();
-
-function statementsFor(columns: readonly TypedColumn[]): { finishedTasks: Statement; writeResults: Statement } {
-  let made = statements.get(columns);
-  if (made) return made;
-  const names = columns.map((c) => `"${c.name}"`);
-  const digest = createHash('sha256').update(names.join(',')).digest('hex').slice(0, 8);
-  made = {
-    finishedTasks: {
-      name: `jobs.tasks.finishedTasks.${digest}`,
-      // The keyset repeats `position >= $4` on its own so that the primary key's range bounds the scan; sources
-      // sort by code point (COLLATE "C"), the same on every server whatever its collation. LIMIT NULL is no limit.
-      text: `SELECT position, domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
+// The statements that name every typed column (task-columns.ts).
+const statementsFor = perColumnList((names, digest): { finishedTasks: Statement; writeResults: Statement } => ({
+  finishedTasks: {
+    name: `jobs.tasks.finishedTasks.${digest}`,
+    // The keyset repeats `position >= $4` on its own so that the primary key's range bounds the scan; sources
+    // sort by code point (COLLATE "C"), the same on every server whatever its collation. LIMIT NULL is no limit.
+    text: `SELECT position, domain, source, state, error_code AS "errorCode", error_message AS "errorMessage", fetched_at AS "fetchedAt",
          duration_ms AS "durationMs", raw, cost, cost_basis AS "costBasis", calls, cached_from AS "cachedFrom"${names.map((n) => `, ${n}`).join('')}
        FROM tasks WHERE job_id = $1 AND state IN ('ok', 'error') AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR source = $3)
          AND position >= $4 AND (position, source COLLATE "C") > ($4::integer, $5::text COLLATE "C")
        ORDER BY position, source COLLATE "C" LIMIT $6`,
-    },
-    writeResults: {
-      name: `jobs.tasks.writeResults.${digest}`,
-      text: `UPDATE tasks t SET state = r.state, attempts = r.attempts, fetched_at = r.fetched_at, duration_ms = r.duration_ms,
+  },
+  writeResults: {
+    name: `jobs.tasks.writeResults.${digest}`,
+    text: `UPDATE tasks t SET state = r.state, attempts = r.attempts, fetched_at = r.fetched_at, duration_ms = r.duration_ms,
           error_code = r.error_code, error_message = r.error_message, raw = r.raw, ${ADD_SPEND}${names.map((n) => `, ${n} = r.${n}`).join('')}
         FROM jsonb_populate_recordset(NULL::tasks, $3::jsonb) r
         WHERE t.job_id = $1 AND t.source = $2 AND t.position = r.position AND t.state IN ('queued', 'running')`,
-    },
-  };
-  statements.set(columns, made);
-  return made;
-}
+  },
+}));

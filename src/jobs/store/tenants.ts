@@ -10,3 +10,13 @@ export async function ensureTenant(db: Queryable, id: string, name: string): Pro
   );
   return rows[0]!.id;
 }
+
+/** The id of the tenant of that name, or undefined when there is none. */
+export async function tenantIdByName(db: Queryable, name: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>({
+    name: 'jobs.tenants.tenantIdByName',
+    text: 'SELECT id FROM tenants WHERE name = $1',
+    values: [name],
+  });
+  return rows[0]?.id;
+}

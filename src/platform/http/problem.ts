@@ -16,6 +16,7 @@ export const PROBLEM_CODES = {
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  budget_exceeded: { status: 422, title: 'Budget exceeded' },
   uri_too_long: { status: 414, title: 'URI too long' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

@@ -58,6 +58,13 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /v1/jobs/{id}', scope: 'jobs:read', ok: 200, call: async () => request('GET', `/v1/jobs/${jobId}`) },
   { name: 'GET /v1/jobs/{id}/results', scope: 'jobs:read', ok: 200, call: async () => request('GET', `/v1/jobs/${jobId}/results`) },
   { name: 'GET /v1/usage', scope: 'jobs:read', ok: 200, call: async () => request('GET', '/v1/usage') },
+  {
+    name: 'PUT /v1/budgets',
+    scope: 'keys:admin',
+    ok: 200,
+    call: async () => request('PUT', '/v1/budgets', body({ source: 'moz', monthly_limit: 1000 })),
+  },
+  { name: 'GET /v1/budgets', scope: 'jobs:read', ok: 200, call: async () => request('GET', '/v1/budgets') },
   { name: 'DELETE /v1/jobs/{id}', scope: 'jobs:create', ok: 200, call: async () => request('DELETE', `/v1/jobs/${jobId}`) },
   // The transitions act on a job of their own each time, in the state where they apply.
   {

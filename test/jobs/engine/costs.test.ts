@@ -1,16 +1,11 @@
 // Cost recorded: real jobs over every source, run by a worker process against the fake providers, which bill as
 // the real ones do and count what they billed. Each row's cost, each job's and the tenant's usage must add up
 // to the fakes' counters exactly; another tenant's spending stays its own.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAhrefsFake } from '../../../src/dev/fakes/ahrefs.ts';
-import { startMozFake } from '../../../src/dev/fakes/moz.ts';
-import { startSeokicksFake } from '../../../src/dev/fakes/seokicks.ts';
-import type { Fake, LoggedRequest, Usage } from '../../../src/dev/fakes/server.ts';
-import { startWaybackFake } from '../../../src/dev/fakes/wayback.ts';
-import type { RunningCli } from '../../helpers/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { startSites, startWorker, type Sites } from '../../helpers/engine.ts';
-import { client, startJobsApi, tokenFor, type JobsApi } from '../../helpers/jobs.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LoggedRequest, Usage } from '../../../src/dev/fakes/server.ts';
+import { useEngine } from '../../helpers/engine.ts';
+import { client, tokenFor } from '../../helpers/jobs.ts';
+import { create, ended, resultsOf, type Call } from '../../helpers/transitions.ts';
 
 type Row = { domain: string; source: string; status: string; cost: { amount: number; unit: string | null; basis: string; calls: number } };
 type SourceUsage = { source: string; unit: string | null; amount: number; calls: number; rows: number };
@@ -25,71 +20,33 @@ const UNITS: Record<string, string | null> = {
   ping: null,
 };
 
-let db: TestDatabase;
-let api: JobsApi;
-let sites: Sites;
-let fakes: { seokicks: Fake; moz: Fake; ahrefs: Fake; wayback: Fake };
-let worker: RunningCli;
-let acme: ReturnType<typeof client>;
-let other: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startJobsApi(db);
-  sites = await startSites();
-  fakes = {
-    seokicks: await startSeokicksFake({ apiKey: 'sk' }),
-    moz: await startMozFake({ token: 'mz' }),
-    ahrefs: await startAhrefsFake({ apiKey: 'ah' }),
-    wayback: await startWaybackFake(),
-  };
-  worker = await startWorker(
-    db.url,
-    sites,
-    { '*.example': '127.0.0.1' },
-    {
-      SEOKICKS_API_KEY: 'sk',
-      SEOKICKS_BASE_URL: fakes.seokicks.url,
-      MOZ_TOKEN: 'mz',
-      MOZ_BASE_URL: fakes.moz.url,
-      AHREFS_API_KEY: 'ah',
-      AHREFS_BASE_URL: `${fakes.ahrefs.url}/v3`,
-      WAYBACK_BASE_URL: fakes.wayback.url,
-      JOBS_MOZ_RATE: '20',
-      JOBS_WAYBACK_RATE: '50',
-      TEST_RETRY_DELAYS_MS: '100,100,100',
-    },
-  );
-  acme = client(api.url, await tokenFor(db, 'acme'));
-  other = client(api.url, await tokenFor(db, 'other'));
+const t = useEngine({
+  fakes: { seokicks: {}, moz: {}, ahrefs: {}, wayback: {} },
+  env: { TEST_RETRY_DELAYS_MS: '100,100,100' },
 });
-afterAll(async () => {
-  await worker?.stop();
-  await Promise.all([api?.close(), sites?.close(), ...Object.values(fakes ?? {}).map((f) => f.close())]);
-  await db?.pool.end();
+let acme: Call;
+let other: Call;
+beforeAll(async () => {
+  acme = t.call;
+  other = client(t.api.url, await tokenFor(t.db, 'other'));
 });
 
 /** What the fakes billed for each source: the Ahrefs fake answers both Ahrefs sources, told apart by path. */
 function billed(): Record<string, Usage> {
-  const ahrefs = (part: string) => fakes.ahrefs.usage((r: LoggedRequest) => r.path.includes(part));
+  const ahrefs = (part: string) => t.fakes.ahrefs.usage((r: LoggedRequest) => r.path.includes(part));
   return {
-    seokicks: fakes.seokicks.usage(),
-    moz: fakes.moz.usage(),
+    seokicks: t.fakes.seokicks.usage(),
+    moz: t.fakes.moz.usage(),
     ahrefs_backlinks: ahrefs('/batch-analysis/'),
     ahrefs_traffic: ahrefs('/site-explorer/'),
-    wayback: fakes.wayback.usage(),
+    wayback: t.fakes.wayback.usage(),
   };
 }
 
-async function runJob(call: ReturnType<typeof client>, domains: string[], jobTypes = SOURCES): Promise<{ id: string; rows: Row[] }> {
-  const created = await call('/v1/jobs', { body: { domains, job_types: jobTypes } });
-  expect(created.status).toBe(201);
-  const { job_id: id } = (await created.json()) as { job_id: string };
-  await expect
-    .poll(async () => ((await (await call(`/v1/jobs/${id}`)).json()) as { status: string }).status, { timeout: 40_000, interval: 200 })
-    .toMatch(/^(completed|failed)$/);
-  const { results } = (await (await call(`/v1/jobs/${id}/results`)).json()) as { results: Row[] };
-  return { id, rows: results };
+async function runJob(call: Call, domains: string[], jobTypes = SOURCES): Promise<{ id: string; rows: Row[] }> {
+  const id = await create(call, { domains, job_types: jobTypes });
+  await ended(call, id, 40_000);
+  return { id, rows: await resultsOf<Row>(call, id) };
 }
 
 function sums(rows: Row[]): Record<string, { amount: number; calls: number; rows: number }> {
@@ -104,7 +61,7 @@ function sums(rows: Row[]): Record<string, { amount: number; calls: number; rows
   return out;
 }
 
-const usageOf = async (call: ReturnType<typeof client>, query = '') => {
+const usageOf = async (call: Call, query = '') => {
   const res = await call(`/v1/usage${query}`);
   expect(res.status).toBe(200);
   return (await res.json()) as { from: string; to: string; sources: SourceUsage[]; days?: { date: string; sources: SourceUsage[] }[] };
@@ -160,7 +117,7 @@ describe('cost recorded over every source', () => {
   });
 
   it("a Moz call is shared among its batch's rows, which add up to it exactly", () => {
-    const calls = fakes.moz.requests.map((r) => ({ targets: (JSON.parse(r.body) as { targets: string[] }).targets, units: r.units }));
+    const calls = t.fakes.moz.requests.map((r) => ({ targets: (JSON.parse(r.body) as { targets: string[] }).targets, units: r.units }));
     expect(calls.some((c) => c.targets.length > 1 && c.units === c.targets.length)).toBe(true);
     for (const r of job.rows.filter((x) => x.source === 'moz')) {
       const its = calls.filter((c) => c.targets.includes(r.domain));
@@ -177,7 +134,7 @@ describe('cost recorded over every source', () => {
     for (const r of job.rows.filter((x) => x.source === 'wayback' || x.source === 'ping')) {
       expect(r.cost).toMatchObject({ amount: 0, unit: null, basis: 'computed' });
     }
-    expect(sums(job.rows).wayback!.calls).toBe(fakes.wayback.requests.length);
+    expect(sums(job.rows).wayback!.calls).toBe(t.fakes.wayback.requests.length);
     // ping tries https (nothing listens) then http: two requests a domain.
     expect(job.rows.filter((r) => r.source === 'ping').every((r) => r.cost.calls === 2)).toBe(true);
   });
@@ -283,7 +240,7 @@ describe('the period asked', () => {
   });
 
   it('needs jobs:read', async () => {
-    const res = await client(api.url, await tokenFor(db, 'acme', ['jobs:create']))('/v1/usage');
+    const res = await client(t.api.url, await tokenFor(t.db, 'acme', ['jobs:create']))('/v1/usage');
     expect(res.status).toBe(403);
     expect(((await res.json()) as { code: string }).code).toBe('missing_scope');
   });
