@@ -31,7 +31,16 @@ const base = `http://127.0.0.1:${port}`;
 const logFile = join(tmpdir(), `domainkit-bench-jobs-api-${process.pid}.log`);
 const out = openSync(logFile, 'w');
 const server = spawn(process.execPath, [fileURLToPath(new URL('../src/cli.ts', import.meta.url)), 'jobs-api'], {
-  env: { PATH: process.env.PATH, DATABASE_URL: db.url, JOBS_PORT: String(port), HOST: '127.0.0.1' },
+  // The request rate limits run (their cost is measured) but never refuse one key's 50 connections; `off` (set
+  // JOBS_RATE_LIMIT_TENANT / _KEY to it) measures without them.
+  env: {
+    PATH: process.env.PATH,
+    DATABASE_URL: db.url,
+    JOBS_PORT: String(port),
+    HOST: '127.0.0.1',
+    JOBS_RATE_LIMIT_TENANT: process.env.JOBS_RATE_LIMIT_TENANT ?? '999999999/1m',
+    JOBS_RATE_LIMIT_KEY: process.env.JOBS_RATE_LIMIT_KEY ?? '999999999/1m',
+  },
   stdio: ['ignore', out, out],
 });
 

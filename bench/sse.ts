@@ -14,6 +14,15 @@ const SUBSCRIBERS = Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 10_000);
 const INBOXES = Number(process.env.BENCH_SSE_INBOXES ?? 1_000);
 const MESSAGES = INBOXES; // one per inbox
 const SMTP_CONNECTIONS = 10;
+// The subscribers come from 127.0.1.1, 127.0.1.2, … (all of 127/8 is the host), 50 from each: under the default
+// bound of 100 live streams per client (MAIL_SSE_MAX_PER_CLIENT), which is on and taken and given back for each.
+// BENCH_SSE_MAX_PER_CLIENT=0 runs the API without the bound, for comparison.
+const PER_CLIENT_ADDRESS = 50;
+const clientAddress = (i: number) => {
+  const n = Math.floor(i / PER_CLIENT_ADDRESS);
+  return `127.0.${1 + Math.floor(n / 250)}.${1 + (n % 250)}`;
+};
+const SSE_BOUND = process.env.BENCH_SSE_MAX_PER_CLIENT;
 const HOST = '127.0.0.1';
 const DOMAIN = 'bench.test';
 const TARGET_P99_MS = 200;
@@ -30,9 +39,15 @@ const processes = benchProcesses('sse', async () => {
 });
 
 /** One subscriber: resolves `connected` on its first event and calls `onMessage` with each message's data. */
-function subscribe(port: number, address: string, onMessage: (data: { subject: string }, at: number) => void): Promise<void> {
+function subscribe(
+  port: number,
+  address: string,
+  localAddress: string,
+  onMessage: (data: { subject: string }, at: number) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const request = get({ host: HOST, port, path: `/api/v1/sse/inbox/${encodeURIComponent(address)}`, agent: false }, (res) => {
+    const path = `/api/v1/sse/inbox/${encodeURIComponent(address)}`;
+    const request = get({ host: HOST, port, path, localAddress, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`SSE ${address}: HTTP ${res.statusCode}`));
       streams.push(res);
       res.setEncoding('utf8');
@@ -63,7 +78,7 @@ try {
   const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
   const env = { PATH: process.env.PATH, DATABASE_URL: db.url, HOST, MAIL_DOMAINS: DOMAIN, LOG_LEVEL: 'warn' };
   processes.start('smtp', [cli, 'smtp'], { ...env, SMTP_PORT: String(smtpPort) });
-  const api = processes.start('mail-api', [cli, 'mail-api'], { ...env, MAIL_PORT: String(mailPort) });
+  const api = processes.start('mail-api', [cli, 'mail-api'], { ...env, MAIL_PORT: String(mailPort), MAIL_SSE_MAX_PER_CLIENT: SSE_BOUND });
   await Promise.all([waitForHttp(`${mailBase}/readyz`), waitForSmtp(HOST, smtpPort)]);
 
   const addresses: string[] = [];
@@ -81,7 +96,9 @@ try {
         const address = addresses[i % INBOXES]!;
         const key = `${i}`;
         received.set(key, []);
-        return subscribe(mailPort, address, (data, at) => received.get(key)!.push({ n: Number(/(\d+)$/.exec(data.subject)![1]), at }));
+        return subscribe(mailPort, address, clientAddress(i), (data, at) =>
+          received.get(key)!.push({ n: Number(/(\d+)$/.exec(data.subject)![1]), at }),
+        );
       }),
     );
   }
@@ -144,6 +161,8 @@ try {
       messages: MESSAGES,
       smtp_connections: SMTP_CONNECTIONS,
       client: 'node:http, one connection per subscriber, in the benchmark process',
+      client_addresses: `${Math.ceil(SUBSCRIBERS / PER_CLIENT_ADDRESS)} (127.0.1.x…), ${PER_CLIENT_ADDRESS} subscribers each`,
+      sse_max_per_client: SSE_BOUND ?? '100 (default)',
       processes: '`domainkit mail-api` (the subscribers) and `domainkit smtp` (the mail) over a durable embedded PostgreSQL',
       measured: 'from the sender reading the 250 to the subscriber reading the message event',
     },

@@ -117,6 +117,20 @@ export const durations: Parser<number[]> = (raw) => {
   return { value: out };
 };
 
+const WINDOW_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `600/1m`: requests per fixed window (s, m, h or d); `off` (or 0) for none. */
+export const rateLimit: Parser<{ points: number; seconds: number } | undefined> = (raw) => {
+  if (raw === 'off' || raw === '0') return { value: undefined };
+  const match = /^(\d{1,9})\/(\d{0,6})(s|m|h|d)$/.exec(raw);
+  const points = Number(match?.[1]);
+  const seconds = Number(match?.[2] || 1) * WINDOW_SECONDS[match?.[3] ?? 's']!;
+  if (!match || points < 1 || seconds < 1 || seconds > 86_400) {
+    return { problem: 'expected requests per window such as 600/1m, 30/10m or 5000/1h (window at most 1d), or off' };
+  }
+  return { value: { points, seconds } };
+};
+
 /** JOBS_CACHE_MAX_AGE: as a job's `max_age` (jobs/max-age.ts). */
 export const maxAge: Parser<number> = (raw) => {
   const parsed = parseMaxAge(raw);

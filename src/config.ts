@@ -19,13 +19,16 @@ import {
   port,
   postgresUrl,
   rate,
+  rateLimit,
   readableFile,
   reader,
   secret,
   type Env,
 } from './config-parsers.ts';
 import { JOB_SOURCES, type SettingReader, type SourceDescriptor, type SourceLimits } from './jobs/index.ts';
+import type { RateLimit } from './platform/http/index.ts';
 import { PRIVATE_NETWORKS, type MetricsAccess } from './platform/metrics/index.ts';
+import { parseTrustedProxies } from './platform/http/index.ts';
 
 export { ConfigError, durations };
 
@@ -39,7 +42,11 @@ export interface Config {
   http: {
     requestTimeoutSeconds: number;
     maxConnections: number;
+    /** TRUSTED_PROXIES: peers whose X-Forwarded-For names the client (platform/http/client-address.ts). */
+    trustedProxies: string[];
   };
+  /** CLIENT_LEASE_SECONDS: how long a dead process's places in the per-client bounds keep counting. */
+  clientLeaseSeconds: number;
   /** Prometheus metrics (ours): who may read `/metrics`, and the port of a listener for it alone (unset: none). */
   metrics: {
     allow: MetricsAccess;
@@ -77,10 +84,25 @@ export interface Config {
     smtpIdleTimeoutSeconds: number;
     smtpMaxSessionSeconds: number;
     smtpMaxClients: number;
+    /** Per-client bounds (0: none): MAIL_SSE_MAX_PER_CLIENT, MAIL_WAIT_MAX_PER_CLIENT, SMTP_MAX_SESSIONS_PER_CLIENT. */
+    sseMaxPerClient: number;
+    waitMaxPerClient: number;
+    smtpMaxSessionsPerClient: number;
     sweepSeconds: number;
     jwtSecret: string | undefined;
     jwksUrl: string | undefined;
   };
+  /** Request rate limits of both APIs (docs/operations.md, "Production profile"); undefined: off. */
+  rateLimits: RateLimits;
+}
+
+export interface RateLimits {
+  /** RATE_LIMIT_PROFILE: `mvp` (anonymous mail unlimited, as the mail API document's MVP) or `production`. */
+  profile: 'mvp' | 'production';
+  /** Anonymous mail per client address, accounts below Developer per account; Developer accounts per account. */
+  mail: { anonymous?: RateLimit; anonymousCreate?: RateLimit; developer?: RateLimit; developerCreate?: RateLimit };
+  /** Jobs API requests per tenant and per key; job creations per tenant. */
+  jobs: { tenant?: RateLimit; key?: RateLimit; create?: RateLimit };
 }
 
 /**
@@ -128,7 +150,9 @@ export function loadConfig(env: Env = process.env, sources: readonly SourceDescr
       requestTimeoutSeconds: read('HTTP_REQUEST_TIMEOUT_SECONDS', integer(1, 3600), 30),
       // Above the 10,000 live-inbox streams one mail API process is measured with (bench:sse).
       maxConnections: read('HTTP_MAX_CONNECTIONS', integer(1, 1_000_000), 20_000),
+      trustedProxies: read('TRUSTED_PROXIES', parseTrustedProxies, []),
     },
+    clientLeaseSeconds: read('CLIENT_LEASE_SECONDS', integer(2, 3600), 30),
     metrics: {
       allow: read('METRICS_ALLOW', metricsAllow, PRIVATE_NETWORKS),
       port: read('METRICS_PORT', port, undefined),
@@ -158,9 +182,47 @@ export function loadConfig(env: Env = process.env, sources: readonly SourceDescr
       smtpIdleTimeoutSeconds: read('SMTP_IDLE_TIMEOUT_SECONDS', integer(1, 3600), 60),
       smtpMaxSessionSeconds: read('SMTP_MAX_SESSION_SECONDS', integer(1, 86_400), 600),
       smtpMaxClients: read('SMTP_MAX_CLIENTS', integer(1, 1_000_000), 1000),
+      sseMaxPerClient: read('MAIL_SSE_MAX_PER_CLIENT', integer(0, 1_000_000), 100),
+      waitMaxPerClient: read('MAIL_WAIT_MAX_PER_CLIENT', integer(0, 1_000_000), 100),
+      smtpMaxSessionsPerClient: read('SMTP_MAX_SESSIONS_PER_CLIENT', integer(0, 1_000_000), 20),
       sweepSeconds: read('MAIL_SWEEP_SECONDS', integer(1, 86_400), 60),
       jwtSecret,
       jwksUrl,
+    },
+    rateLimits: readRateLimits(read),
+  };
+}
+
+/**
+ * The production profile turns on the anonymous mail limits that the MVP has not, and the Developer tier's,
+ * which the mail API document promises to be higher; the jobs API's are on in both. Each setting overrides.
+ */
+function readRateLimits(read: ReturnType<typeof reader>): RateLimits {
+  const profile = read('RATE_LIMIT_PROFILE', oneOf(['mvp', 'production'] as const), 'mvp');
+  const prod = profile === 'production';
+  const limit = (points: number, seconds: number) => ({ points, seconds });
+  const mail = {
+    anonymous: read('MAIL_RATE_LIMIT_ANONYMOUS', rateLimit, prod ? limit(600, 60) : undefined),
+    anonymousCreate: read('MAIL_RATE_LIMIT_ANONYMOUS_CREATE', rateLimit, prod ? limit(30, 600) : undefined),
+    developer: read('MAIL_RATE_LIMIT_DEVELOPER', rateLimit, prod ? limit(6000, 60) : undefined),
+    developerCreate: read('MAIL_RATE_LIMIT_DEVELOPER_CREATE', rateLimit, prod ? limit(600, 600) : undefined),
+  };
+  const perSecond = (l: RateLimit | undefined) => (l ? l.points / l.seconds : Number.POSITIVE_INFINITY);
+  for (const [developer, anonymous, name] of [
+    [mail.developer, mail.anonymous, 'MAIL_RATE_LIMIT_DEVELOPER'],
+    [mail.developerCreate, mail.anonymousCreate, 'MAIL_RATE_LIMIT_DEVELOPER_CREATE'],
+  ] as const) {
+    if (developer && anonymous && perSecond(developer) < perSecond(anonymous)) {
+      throw new ConfigError(name, 'the Developer tier must not be limited below anonymous callers (the mail API promises it higher)');
+    }
+  }
+  return {
+    profile,
+    mail,
+    jobs: {
+      tenant: read('JOBS_RATE_LIMIT_TENANT', rateLimit, limit(12_000, 60)),
+      key: read('JOBS_RATE_LIMIT_KEY', rateLimit, limit(6000, 60)),
+      create: read('JOBS_RATE_LIMIT_CREATE', rateLimit, limit(600, 60)),
     },
   };
 }

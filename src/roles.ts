@@ -20,6 +20,7 @@ import {
 import { buildMailApp, createSmtpServer, ensureDomains, mailWebhookService, startSweeper, type Sweeper } from './mail/index.ts';
 import { migrate, openDatabase, type Database } from './platform/db/index.ts';
 import { buildMetricsApp, type App } from './platform/http/index.ts';
+import { startClientLeases, type ClientLeases } from './platform/leases/index.ts';
 import type { Logger } from './platform/log.ts';
 import { allowEverything, createOutbound, policyFor, type Outbound } from './platform/net/index.ts';
 import { startQueue, stopQueue, type Queue } from './platform/queue.ts';
@@ -73,12 +74,15 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
   let providerHttp: Outbound | undefined;
   let engine: Engine | undefined;
   let sweeper: Sweeper | undefined;
+  let leases: ClientLeases | undefined;
   let stopQueueDepth: (() => void) | undefined;
   const addresses: Running['addresses'] = {};
 
   const stop = async () => {
     // Listeners first: stop taking work and let in-flight requests finish while the database is still up.
     await Promise.allSettled([...apps.map((app) => app.close()), smtp ? closeSmtp(smtp) : undefined]);
+    // The streams and sessions just ended gave their places back; what is left stops counting now.
+    await leases?.stop();
     stopQueueDepth?.();
     await Promise.all([engine?.stop(), sweeper?.stop()]);
     if (queue) await stopQueue(queue);
@@ -91,7 +95,15 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
     const jobsService = roles.includes('jobs-api') || roles.includes('worker');
     if (jobsService) await ensureSourceColumns(db.pool, sources, log);
     const deps = { pool: db.pool, log, version: VERSION, metricsAccess: config.metrics.allow };
-    const httpLimits = { requestTimeoutMs: config.http.requestTimeoutSeconds * 1000, maxConnections: config.http.maxConnections };
+    const httpLimits = {
+      requestTimeoutMs: config.http.requestTimeoutSeconds * 1000,
+      maxConnections: config.http.maxConnections,
+      trustedProxies: config.http.trustedProxies,
+    };
+    if (roles.includes('mail-api') || roles.includes('smtp')) {
+      // Per-client bounds (MAIL_SSE_MAX_PER_CLIENT, …): one holder per process, its places counted in PostgreSQL.
+      leases = await startClientLeases({ pool: db.pool, log, leaseSeconds: config.clientLeaseSeconds });
+    }
     if (roles.includes('mail-api') || roles.includes('smtp')) await ensureDomains(db.pool, config.mail.domains);
     if (roles.includes('jobs-api') || roles.includes('worker') || roles.includes('smtp')) {
       // An API or a receiver alone only enqueues (jobs, webhook deliveries); workers supervise the queues.
@@ -112,6 +124,7 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         publicUrl: config.jobs.publicUrl,
         allowPrivateNetwork: config.allowPrivateNetwork,
         httpLimits,
+        rateLimits: config.rateLimits.jobs,
       });
       apps.push(app);
       addresses['jobs-api'] = await app.listen({ host: config.host, port: config.jobs.port });
@@ -123,9 +136,12 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         databaseUrl: db.url,
         ssePingSeconds: config.mail.ssePingSeconds,
         waitMaxSeconds: config.mail.waitMaxSeconds,
+        leases,
+        perClient: { sse: config.mail.sseMaxPerClient, wait: config.mail.waitMaxPerClient },
         jwt: { secret: config.mail.jwtSecret, jwksUrl: config.mail.jwksUrl },
         allowPrivateNetwork: config.allowPrivateNetwork,
         httpLimits,
+        rateLimits: config.rateLimits.mail,
       });
       apps.push(app);
       addresses['mail-api'] = await app.listen({ host: config.host, port: config.mail.port });
@@ -145,6 +161,8 @@ export async function startRoles(config: Config, log: Logger, roles: readonly Ro
         idleTimeoutMs: config.mail.smtpIdleTimeoutSeconds * 1000,
         maxSessionMs: config.mail.smtpMaxSessionSeconds * 1000,
         maxClients: config.mail.smtpMaxClients,
+        leases,
+        maxSessionsPerClient: config.mail.smtpMaxSessionsPerClient,
       });
       addresses.smtp = await listenSmtp(smtp, config.host, config.mail.smtpPort);
     }

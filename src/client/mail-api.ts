@@ -818,6 +818,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description Too Many Requests */
+        429: {
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
   };
@@ -863,6 +869,12 @@ export interface paths {
         };
         /** @description Not Found */
         404: {
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Too Many Requests */
+        429: {
           content: {
             "application/problem+json": components["schemas"]["Problem"];
           };

@@ -19,6 +19,7 @@ export const REDACTED_PATHS = [
   '*.plaintext',
   '*.keyHash',
   '*.apiKey',
+  '*.secretKey',
   '*.databaseUrl',
   '*.jwtSecret',
 ];

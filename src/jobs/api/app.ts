@@ -6,6 +6,7 @@ import { budgetsRoutes } from './budgets-routes.ts';
 import type { JobsAppDeps } from './deps.ts';
 import { jobsRoutes } from './jobs-routes.ts';
 import { keysRoutes } from './keys-routes.ts';
+import { jobsRates } from './rate-limits.ts';
 import { resultsRoutes } from './results-routes.ts';
 import { jobsSchemas } from './schemas.ts';
 import { transitionsRoutes } from './transitions-routes.ts';
@@ -16,6 +17,7 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
   await createTaskQueues(deps.queue, deps.sources.names);
   const schemas = jobsSchemas(deps.sources, deps.maxDomains);
   const budgets = budgetSchemas(deps.sources);
+  const rates = jobsRates(deps.pool, deps.rateLimits);
   return createApp({
     title: 'domainkit jobs API',
     description:
@@ -37,7 +39,10 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     },
     routes: async (app) => {
-      await app.register(jobsRoutes(deps, schemas));
+      // After every route's onRequest hook (which checks the key), before any body is read.
+      app.addHook('preParsing', rates.hook);
+      app.addHook('preHandler', rates.creationHook);
+      await app.register(jobsRoutes(deps, schemas, rates));
       await app.register(resultsRoutes(deps, schemas));
       await app.register(transitionsRoutes(deps));
       await app.register(usageRoutes(deps, schemas));

@@ -23,6 +23,11 @@ export function callerOf(request: FastifyRequest): Caller {
   return caller;
 }
 
+/** The caller, once a hook or handler has checked the request's key; undefined before. */
+export function knownCaller(request: FastifyRequest): Caller | undefined {
+  return callers.get(request);
+}
+
 export function isAdmin(caller: Caller): boolean {
   return caller.scopes.includes('keys:admin');
 }

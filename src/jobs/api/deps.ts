@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/log.ts';
 import type { MetricsAccess } from '../../platform/metrics/index.ts';
 import type { Queue } from '../../platform/queue.ts';
 import type { SourceLimits, SourceRegistry } from '../sources/index.ts';
+import type { JobsRateLimits } from './rate-limits.ts';
 
 export interface JobsAppDeps {
   pool: Pool;
@@ -28,4 +29,6 @@ export interface JobsAppDeps {
   httpLimits?: HttpLimits | undefined;
   /** METRICS_ALLOW: who may read `/metrics`; loopback and private networks when unset. */
   metricsAccess?: MetricsAccess | undefined;
+  /** JOBS_RATE_LIMIT_*: request rates per tenant and key, creations per tenant; none when unset. */
+  rateLimits?: JobsRateLimits | undefined;
 }

@@ -9,6 +9,7 @@ import type { Reuse } from '../store/index.ts';
 import { activeKeyByHash, KEY_LIFE_HOURS, keyAndJob, listJobs, pauseJob } from '../store/index.ts';
 import { admit, callerOf, requireScope, tokenHash } from './auth.ts';
 import { dryRunView } from './dry-run.ts';
+import type { JobsRates } from './rate-limits.ts';
 import type { JobsAppDeps } from './deps.ts';
 import type { DryRunView } from './cost-schemas.ts';
 import { DEFAULT_PAGE_SIZE, IdParams, ListQuery, securedBy, type CreatedJobView, type JobsSchemas } from './schemas.ts';
@@ -28,7 +29,7 @@ const CreateJobHeaders = Type.Object({
   ),
 });
 
-export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin {
+export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas, rates: JobsRates): RoutePlugin {
   const scope = (s: Parameters<typeof requireScope>[2]) => requireScope(deps.pool, deps.log, s);
   const notFound = (id: string) => new Problem('not_found', `no job ${id}`);
 
@@ -124,11 +125,12 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas): RoutePlugin
       },
       // The most polled route reads its key and its job in one query, and checks the key as every route does
       // (no hook: nothing of this request is validated before the handler, so the order is the same).
-      async (request) => {
+      async (request, reply) => {
         const { id } = request.params;
         const hash = tokenHash(request);
         const found = isUuid(id) ? await keyAndJob(deps.pool, hash, id) : { key: await activeKeyByHash(deps.pool, hash) };
         admit(request, deps.pool, deps.log, 'jobs:read', hash, found.key);
+        await rates.charge(request, reply);
         if (!found.job) throw notFound(id);
         return jobView(found.job, deps.sources);
       },

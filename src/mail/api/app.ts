@@ -5,11 +5,13 @@ import { createHub, createWaiters } from '../realtime/index.ts';
 import { webRoutes } from '../web/index.ts';
 import { createAccess } from './access.ts';
 import { ACCOUNT_SCHEMAS } from './account-schemas.ts';
+import { placeTaker, SSE_KIND, WAIT_KIND } from './client-bounds.ts';
 import { createMailAuth } from './auth.ts';
 import type { MailAppDeps } from './deps.ts';
 import { developerRoutes } from './developer-routes.ts';
 import { inboxesRoutes } from './inboxes-routes.ts';
 import { messagesRoutes } from './messages-routes.ts';
+import { mailRates } from './rate-limits.ts';
 import { MAIL_SCHEMAS } from './schemas.ts';
 import { sseRoutes } from './sse-routes.ts';
 import { waitRoutes } from './wait-routes.ts';
@@ -22,6 +24,10 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
   // One authenticator (its JWT verifier caches the JWKS) for the Developer routes and for private inboxes.
   const auth = createMailAuth(deps);
   const access = createAccess(deps, auth);
+  const rates = mailRates(deps.pool, auth, deps.rateLimits);
+  const perClient = deps.perClient ?? { sse: 100, wait: 100 };
+  const streamPlace = placeTaker(deps.leases, SSE_KIND, perClient.sse, 'live streams');
+  const waitPlace = placeTaker(deps.leases, WAIT_KIND, perClient.wait, 'waits for a message');
   const app = await createApp({
     title: 'domainkit mail API',
     description:
@@ -43,11 +49,14 @@ export async function buildMailApp(deps: MailAppDeps): Promise<App> {
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     },
     routes: async (app) => {
+      // Ahead of every route's own onRequest hooks (the tier checks reuse the credentials it verified).
+      app.addHook('onRequest', rates.hook);
+      app.addHook('preHandler', rates.creationHook);
       await app.register(inboxesRoutes(deps, access));
       await app.register(messagesRoutes(deps, access));
       await app.register(developerRoutes(deps, auth));
-      await app.register(sseRoutes(access, hub));
-      await app.register(waitRoutes(deps, waiters, access));
+      await app.register(sseRoutes(access, hub, streamPlace));
+      await app.register(waitRoutes(deps, waiters, access, waitPlace));
       await app.register(webRoutes());
     },
   });

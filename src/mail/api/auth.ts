@@ -73,7 +73,18 @@ export function createMailAuth(deps: MailAuthDeps): MailAuth {
     return { accountId: key.accountId, tier: key.tier, keyId: key.id };
   }
 
-  async function authenticate(request: FastifyRequest): Promise<Account> {
+  // Verified once per request: the rate limits, private inboxes and the tier hooks may each ask.
+  const proved = new WeakMap<FastifyRequest, Promise<Account>>();
+  function authenticate(request: FastifyRequest): Promise<Account> {
+    let account = proved.get(request);
+    if (!account) {
+      account = verify(request);
+      proved.set(request, account);
+    }
+    return account;
+  }
+
+  async function verify(request: FastifyRequest): Promise<Account> {
     const { bearer, apiKey } = presentedCredentials(request, REALM, 'JWT');
     if (bearer !== undefined && apiKey !== undefined) {
       throw unauthorized('send a JWT (Authorization: Bearer) or an API key (X-API-Key), not both');

@@ -1,9 +1,11 @@
 // What the mail API is built from: given by the composition root (roles.ts) or a test, handed to every route.
 import type { Pool } from '../../platform/db/index.ts';
 import type { HttpLimits } from '../../platform/http/index.ts';
+import type { ClientLeases } from '../../platform/leases/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { MetricsAccess } from '../../platform/metrics/index.ts';
 import type { JwtSettings } from '../jwt.ts';
+import type { MailRateLimits } from './rate-limits.ts';
 
 export interface MailAppDeps {
   pool: Pool;
@@ -25,4 +27,10 @@ export interface MailAppDeps {
   httpLimits?: HttpLimits | undefined;
   /** METRICS_ALLOW: who may read `/metrics`; loopback and private networks when unset. */
   metricsAccess?: MetricsAccess | undefined;
+  /** MAIL_RATE_LIMIT_*: request rates per address, account and tier (docs/operations.md); none when unset. */
+  rateLimits?: MailRateLimits | undefined;
+  /** The per-client places shared by every process; without them (tests of other things) nothing is bounded. */
+  leases?: ClientLeases | undefined;
+  /** MAIL_SSE_MAX_PER_CLIENT and MAIL_WAIT_MAX_PER_CLIENT (0: none); 100 each when unset. */
+  perClient?: { sse: number; wait: number } | undefined;
 }

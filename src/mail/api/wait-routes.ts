@@ -5,12 +5,13 @@ import { Problem, problemResponses, type RoutePlugin } from '../../platform/http
 import { lookupName } from '../addresses.ts';
 import type { Waiters } from '../realtime/index.ts';
 import type { Access } from './access.ts';
+import type { PlaceTaker } from './client-bounds.ts';
 import type { MailAppDeps } from './deps.ts';
 import { AddressParams, OPTIONAL_SECURITY } from './schemas.ts';
 import { waitMessageView } from './views.ts';
 import { waitQuery } from './wait-schemas.ts';
 
-export function waitRoutes(deps: MailAppDeps, waiters: Waiters, access: Access): RoutePlugin {
+export function waitRoutes(deps: MailAppDeps, waiters: Waiters, access: Access, takePlace: PlaceTaker): RoutePlugin {
   return async (app) => {
     app.get(
       '/api/v1/inboxes/:address/wait',
@@ -27,13 +28,15 @@ export function waitRoutes(deps: MailAppDeps, waiters: Waiters, access: Access):
           security: OPTIONAL_SECURITY,
           params: AddressParams,
           querystring: waitQuery(deps.waitMaxSeconds),
-          response: { 200: { $ref: 'WaitResult' }, ...problemResponses(400, 404, 503) },
+          response: { 200: { $ref: 'WaitResult' }, ...problemResponses(400, 404, 429, 503) },
         },
       },
       async (request, reply) => {
         // A private inbox is its owner's alone: anyone else gets the 404 of an unknown address.
         const inbox = await access.liveInbox(request, lookupName(request.params.address));
         const q = request.query;
+        // MAIL_WAIT_MAX_PER_CLIENT: held, over every process, until the wait is answered or its client leaves.
+        const place = await takePlace(request);
         // A client that goes away ends its wait at once ('close' comes before the answer only when it left).
         const gone = new AbortController();
         reply.raw.once('close', () => gone.abort());
@@ -51,6 +54,7 @@ export function waitRoutes(deps: MailAppDeps, waiters: Waiters, access: Access):
             signal: gone.signal,
           })
           .finally(() => {
+            place.release();
             if (!socket.destroyed) socket.setTimeout(idle);
           });
         switch (outcome.status) {

@@ -3,10 +3,12 @@
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Pool } from '../../platform/db/index.ts';
+import type { ClientLeases } from '../../platform/leases/index.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Queue } from '../../platform/queue.ts';
 import { lookupName } from '../addresses.ts';
 import { smtpDataDuration, smtpReplyCounter, smtpSessions } from '../metrics.ts';
+import { boundSessions } from './client-bound.ts';
 import { createIngest, type Ingest, type Recipient } from './ingest.ts';
 import { createRecipientLookup, type RecipientLookup } from './recipients.ts';
 
@@ -27,6 +29,10 @@ export interface SmtpOptions {
   maxSessionMs?: number;
   /** SMTP_MAX_CLIENTS: connections held at once; the next one gets 421 and is closed. */
   maxClients?: number;
+  /** The per-client places shared by every process; without them nothing is bounded per client. */
+  leases?: ClientLeases;
+  /** SMTP_MAX_SESSIONS_PER_CLIENT (0: none): sessions one client address holds at once over every process. */
+  maxSessionsPerClient?: number;
   /** Where webhook deliveries are enqueued; without it (tests of other things) mail webhooks are not sent. */
   queue?: Queue;
 }
@@ -68,6 +74,7 @@ export function createSmtpServer(options: SmtpOptions): SMTPServer {
     socketTimeout: options.idleTimeoutMs ?? SMTP_LIMIT_DEFAULTS.idleTimeoutMs,
     maxClients: options.maxClients ?? SMTP_LIMIT_DEFAULTS.maxClients,
     maxCommandLength: MAX_COMMAND_LENGTH,
+    ...boundSessions(options.leases, options.maxSessionsPerClient ?? 0, log),
 
     onMailFrom(_address, session, callback) {
       accepted.set(session, new Map());

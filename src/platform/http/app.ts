@@ -13,6 +13,7 @@ import { PRIVATE_NETWORKS, type MetricsAccess } from '../metrics/index.ts';
 import { docsRoutes } from './docs.ts';
 import { errorHandler, sendProblem } from './errors.ts';
 import { refuseOversizedBody } from './body-limit.ts';
+import { normaliseClientAddress, trustProxyOption } from './client-address.ts';
 import { DEFAULT_HTTP_LIMITS, serverOptions, type HttpLimits } from './limits.ts';
 import { countRequest, serveMetrics } from './metrics.ts';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, ValidationIssueSchema, problemBody } from './problem.ts';
@@ -49,6 +50,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: () => randomUUID(),
+    // request.ip is the client: X-Forwarded-For counts only from TRUSTED_PROXIES (client-address.ts).
+    trustProxy: trustProxyOption(limits.trustedProxies),
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -81,6 +84,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    normaliseClientAddress(request);
   });
   app.addHook('preParsing', refuseOversizedBody);
   app.addHook('onResponse', async (request, reply) => {

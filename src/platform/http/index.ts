@@ -1,6 +1,7 @@
 export { createApp } from './app.ts';
 export type { App, RoutePlugin } from './types.ts';
 export type { HttpLimits } from './limits.ts';
+export { normaliseAddress, parseTrustedProxies } from './client-address.ts';
 export { buildMetricsApp } from './metrics-listener.ts';
 export { invalid } from './errors.ts';
 export { Problem, PROBLEM_CODES, type ValidationIssue } from './problem.ts';
@@ -8,3 +9,4 @@ export { problemResponses } from './responses.ts';
 export { isUuid } from './ids.ts';
 export { dueForTouch, hashToken, presentedCredentials, sameHash, unauthorized } from './auth.ts';
 export { SECURITY_HEADERS } from './headers.ts';
+export { createRateLimiter, type RateCharge, type RateLimit, type RateLimiter } from './rate-limits.ts';

@@ -9,6 +9,11 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** HTTP_MAX_CONNECTIONS: sockets one listener holds at once; further ones are closed on accept. */
   maxConnections: number;
+  /**
+   * TRUSTED_PROXIES: peers whose X-Forwarded-For names the client (client-address.ts); none when unset. A
+   * listener's setting like the two above, so it travels with them to every app.
+   */
+  trustedProxies?: readonly string[] | undefined;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, maxConnections: 20_000 };

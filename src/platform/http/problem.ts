@@ -21,6 +21,7 @@ export const PROBLEM_CODES = {
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  too_many_connections: { status: 429, title: 'Too many connections' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;

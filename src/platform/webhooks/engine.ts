@@ -1,6 +1,5 @@
 // The webhook engine: services enqueue deliveries inside their own transactions; workers POST the stored
 // bytes, signed, and follow the service's retry schedule with pg-boss jobs scheduled by `startAfter`.
-import { createHmac } from 'node:crypto';
 import type { Job, JobResult } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
 import { withTransaction, type Pool, type Queryable } from '../db/index.ts';
@@ -8,6 +7,7 @@ import type { Logger } from '../log.ts';
 import { OutboundError, type Outbound } from '../net/index.ts';
 import { inTransaction, type Queue } from '../queue.ts';
 import { countAttempt } from './metrics.ts';
+import { signature, standardHeaders } from './signing.ts';
 import { deliveriesByIds, dropDelivery, insertDelivery, recordAttempt, type AttemptOutcome, type DeliveryRow } from './store.ts';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -49,10 +49,6 @@ export async function enqueueDelivery(tx: Queryable, queue: Queue, delivery: Enq
   await insertDelivery(tx, { ...delivery, id, body });
   await queue.send(DELIVERY_QUEUE, { deliveryId: id, attempt: 1 } satisfies AttemptJob, { db: inTransaction(tx) });
   return id;
-}
-
-export function signature(secret: string, body: Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 /** Creates the delivery queue; safe to call from every process. */
@@ -146,6 +142,7 @@ async function attempt(
   }
   const number = row.attempts + 1;
   const p = service.headerPrefix;
+  const startedAt = new Date();
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': options.userAgent,
@@ -153,8 +150,8 @@ async function attempt(
     [`${p}-Delivery`]: row.id,
     [`${p}-Attempt`]: String(number),
     ...(service.sendEventHeader ? { [`${p}-Event`]: row.event } : {}),
+    ...standardHeaders(secret, row.id, row.body, startedAt),
   };
-  const startedAt = new Date();
   const started = performance.now();
   let statusCode: number | null = null;
   let error: string | null = null;

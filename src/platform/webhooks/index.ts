@@ -2,7 +2,6 @@ export {
   DELIVERY_QUEUE,
   createDeliveryQueue,
   enqueueDelivery,
-  signature,
   startDeliveryWorker,
   type DeliveryWorkerOptions,
   type EnqueueDelivery,
@@ -10,3 +9,4 @@ export {
 } from './engine.ts';
 export { deliveryLog, type DeliveryState, type LogRow } from './store.ts';
 export { formatDeliveryLog } from './format.ts';
+export { signature, standardHeaders } from './signing.ts';
