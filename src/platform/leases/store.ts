@@ -6,21 +6,35 @@ import type { Queryable } from '../db/index.ts';
 const LIVE_HELD = `(SELECT coalesce(jsonb_object_agg(h.key, h.value), '{}'::jsonb)
     FROM jsonb_each(l.held) h JOIN lease_holders x ON x.holder = h.key::uuid WHERE x.alive_until > now())`;
 
+/** What the live holders of the row hold together. */
+const LIVE_SUM = `(SELECT coalesce(sum(h.value::int), 0)
+    FROM jsonb_each_text(l.held) h JOIN lease_holders x ON x.holder = h.key::uuid WHERE x.alive_until > now())`;
+
 /**
- * One more for `holder` unless the live holders of (kind, client) hold `bound` already. The row's lock (ON
- * CONFLICT) makes the check and the increment one step across processes. Resolves with whether it was taken.
+ * Up to `count` more for `holder`, as many as the live holders of (kind, client) leave room for under `bound`.
+ * The row's lock (ON CONFLICT) makes the check and the increment one step across processes, so the grant is
+ * what `count` takes one after another would get. Resolves with how many were granted (0 to count).
  */
-export async function takeLease(db: Queryable, kind: string, client: string, holder: string, bound: number): Promise<boolean> {
-  const { rowCount } = await db.query({
+export async function takeLeases(
+  db: Queryable,
+  kind: string,
+  client: string,
+  holder: string,
+  bound: number,
+  count: number,
+): Promise<number> {
+  const { rows } = await db.query<{ granted: number }>({
     name: 'platform.leases.take',
-    text: `INSERT INTO client_leases AS l (kind, client, held) VALUES ($1, $2, jsonb_build_object($3::text, 1))
+    text: `INSERT INTO client_leases AS l (kind, client, held, granted)
+      VALUES ($1, $2, jsonb_build_object($3::text, least($5::int, $4::int)), least($5::int, $4::int))
       ON CONFLICT (kind, client) DO UPDATE
-        SET held = ${LIVE_HELD} || jsonb_build_object($3::text, coalesce((l.held ->> $3::text)::int, 0) + 1)
-        WHERE (SELECT coalesce(sum(h.value::int), 0)
-          FROM jsonb_each_text(l.held) h JOIN lease_holders x ON x.holder = h.key::uuid WHERE x.alive_until > now()) < $4`,
-    values: [kind, client, holder, bound],
+        SET held = ${LIVE_HELD} || jsonb_build_object($3::text, coalesce((l.held ->> $3::text)::int, 0) + least($5::int, $4::int - ${LIVE_SUM})),
+          granted = least($5::int, $4::int - ${LIVE_SUM})
+        WHERE ${LIVE_SUM} < $4::int
+      RETURNING granted`,
+    values: [kind, client, holder, bound, count],
   });
-  return rowCount === 1;
+  return rows[0]?.granted ?? 0;
 }
 
 /** One less for `holder` (nothing when it holds none: its counts were lost with a crash of the server). */

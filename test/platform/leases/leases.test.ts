@@ -46,6 +46,24 @@ describe('client leases', () => {
     expect(await heldCount(db.pool, 'test.kind', '192.0.2.1')).toBe(0); // a stopped holder holds nothing
   });
 
+  it('asks for takes of one client that arrive together in few statements, granting them in arrival order', async () => {
+    const { leases } = await holder();
+    const statements: string[] = [];
+    const pool = pools.at(-1)!;
+    const query = pool.query.bind(pool);
+    pool.query = ((...args: Parameters<Pool['query']>) => {
+      const [config] = args as unknown as [{ name?: string }];
+      if (config?.name === 'platform.leases.take') statements.push(config.name);
+      return query(...args);
+    }) as Pool['query'];
+    const granted = await Promise.all(Array.from({ length: 30 }, () => leases.take('test.batch', '192.0.2.9', 10)));
+    expect(granted.map((l) => l !== undefined)).toEqual([...Array(10).fill(true), ...Array(20).fill(false)]);
+    expect(await heldCount(db.pool, 'test.batch', '192.0.2.9')).toBe(10);
+    // The first take goes alone; the 29 that came while it was out go together.
+    expect(statements.length).toBeLessThanOrEqual(3);
+    await leases.stop();
+  });
+
   it('counts nothing for a bound of 0', async () => {
     const { leases } = await holder();
     for (let i = 0; i < 5; i++) expect(await leases.take('test.off', '192.0.2.3', 0)).toBeDefined();
