@@ -1,8 +1,7 @@
 // Requests and connections from a chosen loopback address (127.0.0.2, 127.0.0.3, …: Linux routes all of
 // 127/8 to the host), so one test plays several clients whose addresses the server sees on the socket.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
-import type { RawConnection } from './raw-socket.ts';
+import { rawConnect, type RawConnection } from './raw-socket.ts';
 
 export interface Answer {
   status: number;
@@ -71,40 +70,5 @@ export function openFrom(localAddress: string, url: string, headers: Record<stri
 
 /** A raw TCP connection from `localAddress` (for SMTP sessions), connected. */
 export function rawConnectFrom(localAddress: string, port: number, host = '127.0.0.1'): Promise<RawConnection> {
-  const socket = connect({ port, host, localAddress });
-  let text = '';
-  let isClosed = false;
-  const watchers = new Set<() => void>();
-  socket.on('error', () => undefined);
-  socket.on('data', (chunk: Buffer) => {
-    text += chunk.toString('latin1');
-    for (const watch of watchers) watch();
-  });
-  const closed = new Promise<void>((resolve) =>
-    socket.once('close', () => {
-      isClosed = true;
-      for (const watch of watchers) watch();
-      resolve();
-    }),
-  );
-  const until: RawConnection['until'] = (wanted) =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        if (typeof wanted === 'string' ? text.includes(wanted) : wanted.test(text)) {
-          watchers.delete(check);
-          resolve(text);
-        } else if (isClosed) {
-          watchers.delete(check);
-          reject(new Error(`closed before ${String(wanted)}; received: ${text.slice(-500)}`));
-        }
-      };
-      watchers.add(check);
-      check();
-    });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () =>
-      resolve({ socket, received: () => text, until, closed, write: (data) => void (socket.writable && socket.write(data)) }),
-    );
-    socket.once('error', reject);
-  });
+  return rawConnect(port, host, localAddress);
 }

@@ -13,8 +13,9 @@ export interface RawConnection {
   write(data: string | Buffer): void;
 }
 
-export function rawConnect(port: number, host = '127.0.0.1'): Promise<RawConnection> {
-  const socket = connect(port, host);
+/** A raw TCP connection, connected; from `localAddress` when given (another 127/8 address: another client). */
+export function rawConnect(port: number, host = '127.0.0.1', localAddress?: string): Promise<RawConnection> {
+  const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) });
   let text = '';
   let isClosed = false;
   const watchers = new Set<() => void>();

@@ -64,3 +64,12 @@ export async function startReceiver(script: Script): Promise<Receiver> {
     },
   };
 }
+
+/**
+ * A receiver's answer told by the path it is called on: `/seq/500,503,200/…` answers 500 to the first attempt,
+ * 503 to the second and 200 from the third on (the last status repeats).
+ */
+export function scripted(path: string, n: number): number {
+  const plan = path.split('/')[2]!.split(',');
+  return Number(plan[Math.min(n, plan.length - 1)]!);
+}

@@ -7,22 +7,16 @@ import { bearer, JWT_SECRET, tokenOf } from '../helpers/accounts.ts';
 import { runCli } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { DOMAIN, startMail, type Mail } from '../helpers/mail.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { scripted, startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 const DELAYS = [200, 400, 600];
 let db: TestDatabase;
 let mail: Mail;
 let receiver: Receiver;
 
-// The path says how the receiver answers each attempt, e.g. /seq/500,503,200.
-const script = (path: string, n: number): number => {
-  const plan = path.split('/')[2]!.split(',');
-  return Number(plan[Math.min(n, plan.length - 1)]!);
-};
-
 beforeAll(async () => {
   db = await createTestDatabase();
-  receiver = await startReceiver(script);
+  receiver = await startReceiver(scripted);
   // The worker in the same process sends the deliveries; the receiver is on loopback, hence private networks.
   mail = await startMail(db, {
     worker: true,

@@ -16,7 +16,7 @@ import { bearer, JWT_SECRET, tokenOf } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { client, startJobsApi, tokenFor, type JobsApi } from '../helpers/jobs.ts';
 import { DOMAIN, startMail, type Mail } from '../helpers/mail.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { scripted, startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 const FIVE_MINUTES = 5 * 60_000;
 let db: TestDatabase;
@@ -24,15 +24,9 @@ let mail: Mail;
 let jobsApi: JobsApi;
 let receiver: Receiver;
 
-// The path says how the receiver answers each attempt, e.g. /seq/500,200/mail.
-const script = (path: string, n: number): number => {
-  const plan = path.split('/')[2]!.split(',');
-  return Number(plan[Math.min(n, plan.length - 1)]!);
-};
-
 beforeAll(async () => {
   db = await createTestDatabase();
-  receiver = await startReceiver(script);
+  receiver = await startReceiver(scripted);
   // The mail process carries the worker role, which sends the deliveries of both services; the receiver is on
   // loopback, hence private networks.
   const delays = { JOBS_WEBHOOK_RETRY_DELAYS: '200ms,200ms,200ms', MAIL_WEBHOOK_RETRY_DELAYS: '200ms,200ms,200ms' };
