@@ -41,7 +41,6 @@ export async function buildJobsApp(deps: JobsAppDeps): Promise<App> {
     routes: async (app) => {
       // After every route's onRequest hook (which checks the key), before any body is read.
       app.addHook('preParsing', rates.hook);
-      app.addHook('preHandler', rates.creationHook);
       await app.register(jobsRoutes(deps, schemas, rates));
       await app.register(resultsRoutes(deps, schemas));
       await app.register(transitionsRoutes(deps));

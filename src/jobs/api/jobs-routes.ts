@@ -38,6 +38,7 @@ export function jobsRoutes(deps: JobsAppDeps, schemas: JobsSchemas, rates: JobsR
       '/v1/jobs',
       {
         onRequest: scope('jobs:create'),
+        preHandler: rates.creationHook,
         schema: {
           tags: TAGS,
           summary: 'Create a job: every domain × every source',

@@ -21,7 +21,7 @@ export interface JobsRates {
    * that checks its key in its handler (GET /v1/jobs/{id}: key and job in one query) calls `charge` itself.
    */
   hook: preParsingAsyncHookHandler;
-  /** Counts a creation once its body is valid (a request refused as invalid creates nothing). */
+  /** POST /v1/jobs's preHandler: counts a creation once its body is valid (a request refused as invalid creates nothing). */
   creationHook: preHandlerAsyncHookHandler;
 }
 
@@ -44,9 +44,7 @@ export function jobsRates(pool: Pool, limits: JobsRateLimits = {}): JobsRates {
     },
     creationHook: async (request, reply) => {
       const caller = knownCaller(request);
-      if (caller && request.method === 'POST' && request.routeOptions.url === '/v1/jobs') {
-        await limiter.charge(reply, [{ policy: 'create', key: caller.tenantId }]);
-      }
+      if (caller) await limiter.charge(reply, [{ policy: 'create', key: caller.tenantId }]);
     },
   };
 }
