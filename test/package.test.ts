@@ -67,9 +67,7 @@ describe('the packed package', () => {
     const running = await startCli(
       ['start'],
       { DATA_DIR: data, HOST: '127.0.0.1', JOBS_PORT: '0', MAIL_PORT: '0', SMTP_PORT: '0' },
-      120_000,
-      bin,
-      app,
+      { timeoutMs: 120_000, script: bin, cwd: app },
     );
     let code: number | null;
     try {

@@ -42,13 +42,20 @@ export interface RunningCli {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/**
- * Starts a long-running command (or another `script`, in another `cwd`) and resolves once it logs `ready` (with
- * the addresses it bound).
- */
-export function startCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, script = CLI, cwd = ROOT): Promise<RunningCli> {
+export interface StartOptions {
+  timeoutMs?: number;
+  /** Another script than src/cli.ts (an installed package's bin), run in `cwd`. */
+  script?: string;
+  cwd?: string;
+  /** Options for node itself (V8's), before the script. */
+  nodeArgs?: string[];
+}
+
+/** Starts a long-running command and resolves once it logs `ready` (with the addresses it bound). */
+export function startCli(args: string[], env: Record<string, string>, options: StartOptions = {}): Promise<RunningCli> {
+  const { timeoutMs = 60_000, script = CLI, cwd = ROOT, nodeArgs = [] } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd, env: childEnv(env) });
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd, env: childEnv(env) });
     let output = '';
     let buffered = '';
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));

@@ -78,8 +78,7 @@ export function startWorker(
       TEST_PING_TLS_PORT: String(sites.closedPort),
       ...env,
     },
-    60_000,
-    WORKER,
+    { script: WORKER },
   );
 }
 

@@ -10,10 +10,9 @@ import { Readable } from 'node:stream';
 import type { ResultPosition, ResultRow } from '../store/index.ts';
 
 /**
- * About this much text per read from PostgreSQL: the rows of a read stay alive while they are written, and
- * V8 enlarges its young generation (RSS) when much survives each scavenge (measured: pages of 100 rows of
- * 11 KB grew the process by 62 MB over 77 MB streamed, pages of 50 by 10 MB). So a read's row count follows
- * the size of the rows read so far: small rows (ping) come 500 at a time, rows with large payloads a few dozen.
+ * About this much text per read from PostgreSQL: the rows of a read stay alive while they are written, so a
+ * read's row count follows the size of the rows read so far: small rows (ping) come 500 at a time, rows with
+ * large payloads a few dozen, and what a stream holds stays near one such read whatever the rows are.
  */
 const PAGE_CHARS = 256 * 1024;
 const FIRST_PAGE_ROWS = 50;
