@@ -56,6 +56,9 @@ const QUALIFIERS = words(
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
+  // bank details, gift cards and licences: their codes are not typed in to sign in
+  'sort\\b', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
+  'licen[cs]', 'lizenz', 'product key', 'serial', 'seriennummer',
   '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
 );
 const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
@@ -74,6 +77,10 @@ export const MEETING_WORDS = words(
   'meeting', 'dial[- ]in', 'conference', 'webinar', 'participant', 'besprechung', 'konferenz', 'teilnehm', 'einwahl',
   'réunion', 'reunión', 'reunião', 'riunione', 'vergadering', 'spotkani', 'встреч', 'конференц', 'toplantı',
   'möte', 'schůzk', '会議', '会议', '會議', '회의', 'begin:vcalendar',
+  // more languages with detector v4
+  'kokou', 'møde', 'møte', 'sammanträde', 'porada', 'értekezlet', 'megbeszélés', 'ședinț', 'întâlnire', 'σύσκεψ', 'συνάντησ',
+  'cuộc họp', 'rapat', 'mesyuarat', 'нарад', 'зустріч', 'среща', 'sastan', 'sestan', 'sanāksm', 'koosolek', 'susitikim', 'stretnut',
+  'פגישה', 'جلسه', 'اجتماع', 'बैठक', 'ประชุม', 'মিটিং', 'সভা', '미팅', 'ミーティング', 'reunion\\b', 'vergader',
 );
 
 // A code the message itself says is dead ("The code 274019 … has expired"): not one to enter. Past forms only,
@@ -84,6 +91,20 @@ export const EXPIRED_WORDS = words(
   'expirou', 'está expirado', 'è scaduto', 'è scaduta', 'is verlopen', 'wygasł', 'истёк', 'истек', 'süresi doldu', 'vypršel',
   '期限切れ', '有効期限が切れ', '已过期', '已過期', '已失效', '만료되었',
 );
+
+// The subject of the message, as a body names it when the code is there and nowhere else.
+const SUBJECT_WORDS = words(
+  'subject', 'betreff', 'objet', 'asunto', 'assunto', 'oggetto', 'onderwerp', 'temat', 'тем[аеуы](?!\\p{L})', 'konu', 'ämne', 'emne',
+  'předmět', 'predmet', 'aihe', 'tárgy', 'subiect', 'θέμα', 'tiêu đề', 'subjek', 'subyek', 'tema', 'teema', 'temats',
+  '件名', '主题', '主旨', '標題', '제목', 'נושא', 'موضوع', 'विषय', 'หัวเรื่อง', 'বিষয়',
+);
+
+/** A code word and a word for the subject within a few words of each other: "enter the code from the subject". */
+export function pointsAtSubject(body: string | null): boolean {
+  if (!body || !SUBJECT_WORDS.test(body)) return false;
+  const codes = CODE_WORDS.find(body);
+  return SUBJECT_WORDS.find(body).some(([start, end]) => codes.some(([s, e]) => s < end + 60 && e > start - 60));
+}
 
 const LETTER = /\p{L}/u;
 

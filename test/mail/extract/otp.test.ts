@@ -35,4 +35,37 @@ describe('OTP detector rules', () => {
     expect(text('一次性密碼：470281（10 分鐘內有效）')).toBe('470281');
     expect(text('کد ورود شما: 714538')).toBe('714538');
   });
+
+  it('a code only in the subject is taken when the body sends the reader there (v4)', () => {
+    expect(text('Use the code in the subject of this email to sign in.', '[Qlix] 482 913 - your sign-in')).toBe('482913');
+    expect(text('Gib den Code aus dem Betreff ein.', 'K7PQ2X - Qlix')).toBe('K7PQ2X');
+    expect(text('Here is your weekly digest.', '[Qlix] 482 913 - weekly digest')).toBeNull();
+    expect(text('See the subject.', 'K7PQ2X - Qlix')).toBeNull();
+  });
+
+  it('lower- and mixed-case letter-and-digit codes when a code word names them; words with numbers are not (v4)', () => {
+    expect(text('Your login code:\n\nx7kq2m\n\nIt expires in 10 minutes.')).toBe('x7kq2m');
+    expect(text('Your verification code is Tq8Zp3 and expires soon.')).toBe('Tq8Zp3');
+    expect(text('Use code welcome10 at checkout for 10% off.')).toBeNull();
+    expect(text('Your code now runs on win10 and covid19 dashboards.')).toBeNull();
+    expect(text('Commit a3f9c21 fixes the verification code page.')).toBeNull();
+    expect(text('Hi', 'x7kq2m is your login code')).toBe('x7kq2m');
+  });
+
+  it('one group of a dashed chain (gift-card claim code, licence key) is not a code (v4)', () => {
+    expect(text('Claim code: ABCD-EF12-GH34\nRedeem it at checkout.')).toBeNull();
+    expect(text('Your code:\nQ7RT-2MXP-9KLD-4411')).toBeNull();
+    expect(text('Your code: X9F-2KD')).toBe('X9F-2KD');
+  });
+
+  it('a bank sort code is not a security code (v4)', () => {
+    expect(text('Please pay to:\nSort code: 20-45-77\nAccount number: 83920174')).toBeNull();
+    expect(text('Security code: 20-45-77')).toBe('204577');
+  });
+
+  it('meeting words of more languages (v4)', () => {
+    expect(text('ID-ul ședinței: 845 293 177\nCod de acces: 482913')).toBeNull();
+    expect(text('Kokouksen tunnus: 845 2931 7740\nVahvistuskoodi: 482913')).toBeNull();
+    expect(text('Vahvistuskoodi: 482913')).toBe('482913');
+  });
 });
