@@ -10,6 +10,8 @@ export interface Found {
   kind: 'digits' | 'split' | 'prefixed' | 'alnum';
   start: number;
   end: number;
+  /** A word with a number (qfyjy4, welcome10, Kontor24): a code only where it is set apart under its label. */
+  wordLike?: boolean;
 }
 
 const NUMBER_RUN = /\d(?:[ -]?\d)*/g;
@@ -34,21 +36,21 @@ export function candidatesOf(line: string): Found[] {
     if (inChain(line, start, end)) continue;
     if (/^[A-Z]{1,4}-\d{4,8}$/.test(text)) continue; // a prefixed number, taken above
     if (LOWER.test(text) && (!codeLike(text) || line[start - 1] === '#')) continue; // #3fa9c2 is a colour
-    found.push({ code: text, kind: 'alnum', start, end });
+    found.push({ code: text, kind: 'alnum', start, end, wordLike: WORD_WITH_NUMBER.test(text) });
   }
   return found;
 }
 
+const WORD_WITH_NUMBER = /^[A-Za-z][a-z]+\d+$|^\d+[a-z]+$/;
+
 /**
- * A code with lower-case letters mixes letters and digits the way generated codes do (x7kq2m, Tq8Zp3, a3f-9kd):
- * at least five characters, two letters and two digits, and not a word with a number (win10, covid19, 10am,
- * welcome10, 128gb), whose shapes are all "letters then digits" or "digits then letters".
+ * A code with lower-case letters is at least five characters with two letters and a digit (x7kq2m, ckr6d, Tq8Zp3,
+ * 8dC-zYUP); short words with a number (10am, 128gb, win10) are not. "Letters then digits" (qfyjy4, but also
+ * welcome10, covid19) is marked `wordLike` and judged by where it stands.
  */
 function codeLike(text: string): boolean {
   const plain = text.replace('-', '');
-  if (plain.length < 5) return false;
-  if ((plain.match(/\d/g) ?? []).length < 2 || (plain.match(/[A-Za-z]/g) ?? []).length < 2) return false;
-  return !/^[A-Za-z]+\d+$|^\d+[A-Za-z]+$/.test(plain);
+  return plain.length >= 5 && /\d/.test(plain) && (plain.match(/[A-Za-z]/g) ?? []).length >= 2;
 }
 
 function inChain(line: string, start: number, end: number): boolean {
@@ -82,6 +84,7 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
   const digits = run.replace(/[ -]/g, '');
   const groups = run.split(/[ -]/);
   const prefixed = /(?:^|[^\p{L}])[A-Z]{1,4}-$/u.test(line.slice(Math.max(0, start - 6), start));
+  if (prefixed && /[#№][A-Z]{1,4}-$/.test(line.slice(Math.max(0, start - 6), start))) return []; // #SR-58213: a ticket
   if (groups.length === 1) {
     if (digits.length < 4 || digits.length > 8) return [];
     return [{ code: digits, kind: prefixed ? 'prefixed' : 'digits', start, end }];

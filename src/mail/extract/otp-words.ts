@@ -22,6 +22,8 @@ export const CODE_WORDS = words(
   'підтвердж',
   'کد', 'تأیید', 'تایید', 'رمز عبور', 'קוד', 'סיסמ', 'חד-פעמי', 'חד פעמי', 'אימות',
   'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
+  // v4: Catalan, Serbian and Bulgarian Cyrillic
+  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол',
 );
 
 // Words that say "this number is something else". Matched anywhere in the candidate's surroundings.
@@ -35,6 +37,9 @@ export const OTHER_WORDS = words(
   'customer (?:number|no|id)', 'kundennummer', 'kunden-?nr', 'numéro (?:de )?client', 'n° client', 'número de cliente', 'numero cliente', 'klantnummer', 'numer klienta',
   'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
   'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
+  'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
+  'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum',
+  'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж',
   'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in',
   // shipping
   'tracking', 'sendung', 'paket', 'parcel', 'package', 'shipment', 'shipping', 'versand', 'suivi', 'colis', 'seguimiento', 'envío', 'rastreamento', 'spedizion', 'zending', 'przesyłk', 'отслежива', 'посылк', 'kargo', '追跡', '配送', '快递', '物流', '运单', '배송', '송장',
@@ -44,7 +49,9 @@ export const OTHER_WORDS = words(
   'phone', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
   'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
   // promotions
-  'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off', '\\d+\\s?%', 'checkout', 'credit',
+  'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off',
+  'diskon', 'potongan', 'giảm giá', 'khuyến mãi', 'alennus', 'kedvezmény', 'reducere', 'έκπτωσ', 'sleva', 'zľav', 'знижк', 'отстъпк', 'popust',
+  'allahindlus', 'atlaid', 'nuolaid', 'הנחה', 'تخفیف', 'خصم', 'छूट', 'ส่วนลด', 'ছাড়', 'descompte', '\\d+\\s?%', 'checkout', 'credit',
 );
 
 // Words that make a code word name another kind of code: an invite code, a door code, a card's authorisation
@@ -52,7 +59,8 @@ export const OTHER_WORDS = words(
 const QUALIFIERS = words(
   'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b', 'authori[sz]ation', 'autoris', 'autoriz', 'genehmigung',
+  'auth\\b', 'authori[sz]ation', 'autorisation', 'autorisierung', 'autoriza[cç]', 'autorizzazion', 'genehmigung',
+  'indica[çc]', 'indique', 'destinat', 'recipient',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
@@ -63,13 +71,49 @@ const QUALIFIERS = words(
 );
 const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
 
+// Verbs that ask for a code to be typed in: "enter this code on the checkout page" names a code to enter, whatever
+// the words after it say.
+export const ENTRY_WORDS = words(
+  'enter', 'type', 'paste', 'input', 'eingeben', 'gib', 'saisi', 'entrez', 'introduc', 'ingres', 'digite', 'insira', 'inserisci', 'voer',
+  'wpisz', 'введите', 'введіть', 'внесите', 'унесите', 'ange', 'indtast', 'skriv', 'syötä', 'zadejte', 'zadajte', 'adja meg', 'introdu',
+  'πληκτρολογ', 'nhập', 'masukkan', 'ketik', 'girin', 'הזינו', 'הזן', 'وارد کنید', 'أدخل', 'दर्ज', 'กรอก', 'ป้อน', '入力', '输入', '輸入', '입력',
+);
+// Capitals right after a code word make it a register's or a form's code (Код ЄДРПОУ, Codice SDI); a code word
+// in a text that is not itself in capitals. The capitals of a one-time code are allowed.
+const CAPITALS_AFTER = /^\s+\p{Lu}{2,8}(?![\p{L}\p{N}])/u;
+const CODE_CAPITALS = /^\s+(?:OTP|PIN|TAN|SMS|2FA|MFA)\b/;
+
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
-    if (!NOT_A_LOGIN.test(text.slice(Math.max(0, start - 20), end + 20))) return true;
+    if (NOT_A_LOGIN.test(text.slice(Math.max(0, start - 20), end))) continue;
+    const after = text.slice(end, end + 20);
+    if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && !ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start))) continue;
+    const word = text.slice(start, end);
+    if (CAPITALS_AFTER.test(after) && !CODE_CAPITALS.test(after) && word !== word.toUpperCase()) continue;
+    return true;
   }
   return false;
 }
+
+// Words of signing in and confirming: a subject that holds nothing but a code and these is a code's subject.
+export const ACCESS_WORDS = words(
+  'sign[- ]?in', 'log[- ]?in', 'signin', 'anmeld', 'connexion', 'iniciar sesi', 'inicio de sesi', 'accedi', 'accesso', 'entrar', 'acesso',
+  'inloggen', 'aanmeld', 'logowan', 'zaloguj', 'вход', 'войти', 'giriş', 'inloggning', 'logga in', 'log ind', 'logg inn', 'kirjaud',
+  'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
+  'pieslēg', 'prisijung', 'התחברות', 'ورود', 'تسجيل الدخول', 'लॉग इन', 'เข้าสู่ระบบ', 'লগ ইন', 'サインイン', '登录', '登入', '로그인',
+  'verify', 'confirm', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula',
+);
+
+// Month names and their short forms in the languages of Latin and Cyrillic script: "25-27 Juni" is a date.
+export const MONTH_AFTER = new RegExp(
+  `^\\s?(?:${[
+    'jan', 'feb', 'f[eé]v', 'mar', 'm[äa]r', 'apr', 'avr', 'abr', 'ma[iyj]', 'mei', 'jun', 'jui', 'jul', 'lug', 'aug', 'ago', 'ao[uû]',
+    'sep', 'set', 'oct', 'okt', 'ott', 'nov', 'dec', 'dez', 'dic', 'des', 'gen', 'giu', 'agu', 'stycz', 'lut', 'kwie', 'czerw', 'lip',
+    'sierp', 'wrze', 'paźdz', 'listop', 'grud', 'янв', 'фев', 'мар', 'апр', 'ма[йя]', 'июн', 'июл', 'авг', 'сен', 'окт', 'ноя', 'дек',
+  ].join('|')})\\p{L}*\\.?(?![\\p{L}])`,
+  'iu',
+);
 
 // Meetings and dial-ins: their PINs and passcodes are codes of a kind, but not one-time codes to sign in with.
 // Anywhere in the same part of the message, they count against every candidate.
@@ -90,6 +134,11 @@ export const EXPIRED_WORDS = words(
   'abgelaufen', 'nicht mehr gültig', 'a expiré', 'est expiré', "n'est plus valide", 'ha caducado', 'ha expirado', 'caducó', 'expiró',
   'expirou', 'está expirado', 'è scaduto', 'è scaduta', 'is verlopen', 'wygasł', 'истёк', 'истек', 'süresi doldu', 'vypršel',
   '期限切れ', '有効期限が切れ', '已过期', '已過期', '已失效', '만료되었',
+  // v4
+  'gått ut', 'inte längre', 'er udløbet', 'er udløpt', 'har utløpt', 'ikke længere gyldig', 'ikke lenger gyldig', 'vanhentunut', 'ei ole enää voimassa',
+  'lejárt', 'a expirat', 'nu mai este valabil', 'έληξε', 'đã hết hạn', 'sudah kedaluwarsa', 'telah kedaluwarsa', 'sudah kadaluarsa', 'telah tamat',
+  'закінчився', 'більше не дійсн', 'פג תוקפ', 'منقضی شده', 'انتهت صلاحي', 'समाप्त हो गया', 'หมดอายุแล้ว', 'изтече', 'istekao', 'istekla',
+  'je potekla', 'je potekel', 'on aegunud', 'ir beidzies', 'nebegalioja', 'ha caducat', 'ha expirat', 'истекао', 'истекла', 'больше не действ',
 );
 
 // The subject of the message, as a body names it when the code is there and nowhere else.

@@ -6,7 +6,17 @@
 // wins. No rule names a sender or a brand: only the language of codes.
 import { htmlText, normalise } from './otp-text.ts';
 import { candidatesOf, type Found, isAlone, joinStackedDigits } from './otp-candidates.ts';
-import { CODE_WORDS, EXPIRED_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
+import {
+  ACCESS_WORDS,
+  CODE_WORDS,
+  ENTRY_WORDS,
+  EXPIRED_WORDS,
+  labelIn,
+  MEETING_WORDS,
+  MONTH_AFTER,
+  OTHER_WORDS,
+  pointsAtSubject,
+} from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
 export const OTP_DETECTOR_VERSION = 4;
@@ -74,7 +84,7 @@ export function detectOtp(input: OtpInput): string | null {
       const before = above.map((k) => lines[k]).join(' \n ');
       for (const candidate of candidates) {
         const score =
-          scoreOf(candidate, line, before, { above: labelAbove, below: labelBelow && !otherAbove }, segment.subject) - (meeting ? 5 : 0);
+          scoreOf(candidate, line, before, { above: labelAbove, below: labelBelow && !otherAbove }, segment) - (meeting ? 5 : 0);
         const c = { code: candidate.code, kind: candidate.kind, score };
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
@@ -85,21 +95,33 @@ export function detectOtp(input: OtpInput): string | null {
 
 // ------------------------------------------------------------------------------------------------ scoring
 
-const SENTENCE_END = /[.!?。！？]/;
-const CARD_NUMBER = /(?<!\d)\d{4}(?:[ -]?\d{4}){2,3}(?!\d)|(?<!\d)\d{13,19}(?!\d)/;
+// A full stop ends a sentence before a capital or at the end, not in an abbreviation (kl. 09:14, z. B.).
+const SENTENCE_END = /[!?。！？]|\.(?=\s*(?:$|\p{Lu}))/u;
+const CARD_NUMBER = /(?<!\d)\d{4}(?:[ -]?\d{4}){2,3}(?!\d)|(?<!\d)\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
+const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{L}])/iu;
+// Capitals right before a number name what it is (NIS 20231047, KRS 0000123456), unless they name a code.
+const ABBREVIATION = /(?:^|[^\p{L}])(\p{Lu}{2,6})\s?$/u;
+const CODE_ABBREVIATIONS = /^(?:OTP|PIN|TAN|SMS|MFA|TOTP)$/;
 // "If the code has expired, ask for a new one" says nothing about the code beside it.
 const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|jeśli|если|якщо)(?![\p{L}])|如果|もし|만약/iu;
 
 /** The sentence around a candidate says it has expired (and is not a condition). */
 function saysExpired(left: string, right: string): boolean {
-  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'g'))];
+  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
   const start = ends.length ? ends.at(-1)!.index + 1 : 0;
   const stop = right.search(SENTENCE_END);
   const sentence = `${left.slice(start)} ${stop < 0 ? right : right.slice(0, stop)}`;
   return EXPIRED_WORDS.test(sentence) && !CONDITIONAL.test(sentence);
 }
 
-function scoreOf(found: Found, line: string, before: string, label: { above: boolean; below: boolean }, subject: boolean): number {
+function scoreOf(
+  found: Found,
+  line: string,
+  before: string,
+  label: { above: boolean; below: boolean },
+  segment: { text: string; subject: boolean },
+): number {
+  const subject = segment.subject;
   const left = line.slice(Math.max(0, found.start - 80), found.start);
   const right = line.slice(found.end, found.end + 60);
   const alone = isAlone(line, found);
@@ -113,14 +135,25 @@ function scoreOf(found: Found, line: string, before: string, label: { above: boo
   // Other things nearby: on the line itself it weighs most. A code set apart under its label is judged by the
   // label, not by what else the lines around it mention.
   // When the label follows the code ("3000 e-books … with code X"), the whole rest of the line is its context.
-  if (OTHER_WORDS.test(`${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`)) score -= 5;
+  // A subject is short: all of it is the code's context.
+  // A subject is short: all of it is the code's context, but for the sender's tag in brackets at its start.
+  const context = subject ? `${left.replace(/^\s*\[[^\]]*\]/, '')} ${right}` : `${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`;
+  if (OTHER_WORDS.test(context)) score -= 5;
   else if (!alone && OTHER_WORDS.test(before.slice(-80)) && !labelLeft) score -= 3;
   if (subject) score += 1;
+  // A subject that is a code and words of signing in ("[Brand] 381 264 - sign in").
+  if (subject && setApart(left, right) && ACCESS_WORDS.test(line)) score += 2;
+  // A phone number after its area code in brackets: (305) 555-0128.
+  if (/\(\d{2,5}\)\s?$/.test(left)) score -= 5;
+  const abbreviation = ABBREVIATION.exec(left)?.[1];
+  if (found.kind !== 'alnum' && abbreviation && !CODE_ABBREVIATIONS.test(abbreviation) && /\p{Ll}/u.test(left.slice(-40))) score -= 3;
+  // A range of days before a month: 25-27 Juni.
+  if (found.kind === 'split' && found.code.length <= 4 && MONTH_AFTER.test(right)) score -= 5;
   if (saysExpired(left, right)) score -= 6;
   // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards).
-  if (/(?:^|[^\p{L}])pin(?![\p{L}])/iu.test(left.slice(-25)) && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
+  if (PIN.test(left.slice(-25)) && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
   // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
-  if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-25))) score -= 3;
+  if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-15))) score -= 3;
   if (found.kind === 'digits' && found.code.length === 6) score += 1;
   if (found.kind === 'prefixed') score += 1;
   if (found.kind === 'alnum') {
@@ -128,13 +161,30 @@ function scoreOf(found: Found, line: string, before: string, label: { above: boo
     // A code named from the body (subject) counts as set apart under its label.
     // A lower-case one only with the word before it, unless it starts the line ("x7kq2m is your code"): a hash or
     // an ID in a sentence about codes ("commit a3f9c21 fixes the login code page") is not one.
-    const lower = /[a-z]/.test(found.code);
-    const labelled =
-      labelIn(left.slice(-40)) ||
-      ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) ||
-      ((alone || (subject && label.above)) && (label.above || label.below));
+    const lower = !/[A-Z]/.test(found.code);
+    const setUnder = (alone || (subject && label.above)) && (label.above || label.below);
+    // "Enter 3fkR9wz on the confirmation screen … The code is case-sensitive": a verb of typing names it too.
+    const entered = !lower && labelRight && ENTRY_WORDS.test(left.slice(-12));
+    const labelled = labelIn(left.slice(-40)) || ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) || setUnder || entered;
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}$/.test(found.code)) score -= 3;
+    if (found.wordLike && !setUnder) score -= 10;
+    // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2) or of a year (tet2025vn): chosen to
+    // be remembered, as referral and promotion codes are; generated codes are not.
+    if (spellsWord(found.code, segment.text) || (/(?:19|20)\d\d/.test(found.code) && (found.code.match(/[A-Za-z]/g) ?? []).length >= 3))
+      score -= 4;
   }
   return score;
+}
+
+/** Nothing but separators between the candidate and either end of its line: `[Brand] 381 264 - sign in`. */
+function setApart(left: string, right: string): boolean {
+  return /(?:^|[\]:|\-–—])\s*$/.test(left) && /^\s*(?:$|[:|\-–—(])/.test(right);
+}
+
+function spellsWord(code: string, text: string): boolean {
+  const runs = code.match(/[A-Za-z]{4,}/g);
+  if (!runs) return false;
+  const rest = text.replaceAll(code, ' ');
+  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}(?![\\p{L}])`, 'iu').test(rest));
 }
