@@ -67,6 +67,7 @@ function standsAlone(line: string, start: number, end: number): boolean {
   const next2 = line[end + 1] ?? ' ';
   if (WORD_CHAR.test(next) || /[€$£¥₹₽%]/.test(next)) return false;
   if (next === '-' && /[\p{L}\d]/u.test(next2)) return false; // 1234-EFGH: a group of a longer chain
+  if (next === '#' || next === '*') return false; // 1955#: keyed in on a door or phone keypad
   if (/[:/]/.test(next) && /\d/.test(next2)) return false; // 14:30, 12/05
   // 49.99, 1,234 (cents and thousands); a full stop or comma of a sentence may touch a digit in CJK text.
   if (/[.,]/.test(next) && /^\d{2,3}(?!\d)/.test(line.slice(end + 1))) return false;

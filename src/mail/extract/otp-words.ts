@@ -23,7 +23,7 @@ export const CODE_WORDS = words(
   'کد', 'تأیید', 'تایید', 'رمز عبور', 'קוד', 'סיסמ', 'חד-פעמי', 'חד פעמי', 'אימות',
   'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
   // v4: Catalan, Serbian and Bulgarian Cyrillic
-  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол',
+  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই',
 );
 
 // Words that say "this number is something else". Matched anywhere in the candidate's surroundings.
@@ -40,13 +40,18 @@ export const OTHER_WORDS = words(
   'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
   'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum',
   'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж',
-  'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in',
+  'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in', 'ending with', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
+  'terminando', 'che termina', 'eindigend op', 'kończąc', 'оканчивающ', 'заканчивающ', 'končící', 'slutter på', 'slutar på', 'päättyy', 'végződ',
+  'se termină', 'λήγει', 'kết thúc bằng', 'berakhiran', 'закінчується', 'המסתיים', 'ลงท้าย', '末尾', '尾号', '尾號', '끝자리',
+  'member', 'mitglied', 'membre', 'miembro', 'socio\\b', 'członk', 'участник', 'üye', 'medlem', 'jäsen',
+  'deliver', 'livraison', 'livré', 'entrega', 'consegn', 'liefer', 'zugestellt', 'bezorg', 'dostaw', 'доставк', 'teslim', 'leverans', 'levering', 'toimitus',
+  'ul\\.', 'iela', 'rue\\b', 'calle\\b', 'rua\\b', 'avenue', 'blvd', 'road\\b', 'gatan', 'katu\\b', 'utca', 'jalan', 'jl\\.', 'вул\\.', 'ул\\.',
   // shipping
   'tracking', 'sendung', 'paket', 'parcel', 'package', 'shipment', 'shipping', 'versand', 'suivi', 'colis', 'seguimiento', 'envío', 'rastreamento', 'spedizion', 'zending', 'przesyłk', 'отслежива', 'посылк', 'kargo', '追跡', '配送', '快递', '物流', '运单', '배송', '송장',
   // money
   'total', 'amount', 'price', 'betrag', 'summe', 'preis', 'montant', 'prix', 'importe', 'precio', 'valor', 'prezzo', 'importo', 'bedrag', 'prijs', 'kwota', 'cena', 'сумм', 'цена', 'tutar', 'fiyat', '金額', '金额', '价格', '금액', '가격',
   // phones and places
-  'phone', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
+  'phone(?=\\s*(?:numb|no\\b|[:+(\\d]))', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
   'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
   // promotions
   'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off',
@@ -59,10 +64,11 @@ export const OTHER_WORDS = words(
 const QUALIFIERS = words(
   'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b', 'authori[sz]ation', 'autorisation', 'autorisierung', 'autoriza[cç]', 'autorizzazion', 'genehmigung',
+  'auth\\b',
   'indica[çc]', 'indique', 'destinat', 'recipient',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
-  'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor',
+  'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
+  'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
   // bank details, gift cards and licences: their codes are not typed in to sign in
   'sort\\b', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
@@ -77,16 +83,28 @@ export const ENTRY_WORDS = words(
   'enter', 'type', 'paste', 'input', 'eingeben', 'gib', 'saisi', 'entrez', 'introduc', 'ingres', 'digite', 'insira', 'inserisci', 'voer',
   'wpisz', 'введите', 'введіть', 'внесите', 'унесите', 'ange', 'indtast', 'skriv', 'syötä', 'zadejte', 'zadajte', 'adja meg', 'introdu',
   'πληκτρολογ', 'nhập', 'masukkan', 'ketik', 'girin', 'הזינו', 'הזן', 'وارد کنید', 'أدخل', 'दर्ज', 'กรอก', 'ป้อน', '入力', '输入', '輸入', '입력',
+  'use\\b', 'usa\\b', 'utilise', 'utilice', 'utiliza', 'verwende', 'nutze', 'gebruik', 'użyj', 'используйте', 'kullan', 'använd', 'brug\\b', 'bruk\\b',
+  'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
+  'naudok', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
 );
 // Capitals right after a code word make it a register's or a form's code (Код ЄДРПОУ, Codice SDI); a code word
 // in a text that is not itself in capitals. The capitals of a one-time code are allowed.
 const CAPITALS_AFTER = /^\s+\p{Lu}{2,8}(?![\p{L}\p{N}])/u;
 const CODE_CAPITALS = /^\s+(?:OTP|PIN|TAN|SMS|2FA|MFA)\b/;
 
+// "We never ask for your code", "never share it": a code word in a warning names no code.
+const NEVER_WORDS = words(
+  'never', 'niemals', 'jamais', 'nunca', 'nooit', 'nigdy', 'никогда', 'asla', 'aldrig', 'aldri\\b', 'koskaan', 'nikdy',
+  'soha', 'niciodată', 'ποτέ', 'không bao giờ', 'tidak pernah', 'tidak akan pernah', 'ніколи', 'никога', 'nikad', 'nikoli', 'kunagi', 'nekad',
+  'niekada', 'לעולם', 'هرگز', 'أبدا', 'कभी नहीं', 'कभी भी', 'ไม่เคย', 'কখনও', '絶対に', '决不', '絕不', '절대',
+);
+
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
     if (NOT_A_LOGIN.test(text.slice(Math.max(0, start - 20), end))) continue;
+    const lead = text.slice(Math.max(0, start - 60), start);
+    if (NEVER_WORDS.test(lead.slice(lead.search(/[.!?。！？][^.!?。！？]*$/) + 1))) continue;
     const after = text.slice(end, end + 20);
     if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && !ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start))) continue;
     const word = text.slice(start, end);
@@ -139,6 +157,7 @@ export const EXPIRED_WORDS = words(
   'lejárt', 'a expirat', 'nu mai este valabil', 'έληξε', 'đã hết hạn', 'sudah kedaluwarsa', 'telah kedaluwarsa', 'sudah kadaluarsa', 'telah tamat',
   'закінчився', 'більше не дійсн', 'פג תוקפ', 'منقضی شده', 'انتهت صلاحي', 'समाप्त हो गया', 'หมดอายุแล้ว', 'изтече', 'istekao', 'istekla',
   'je potekla', 'je potekel', 'on aegunud', 'ir beidzies', 'nebegalioja', 'ha caducat', 'ha expirat', 'истекао', 'истекла', 'больше не действ',
+  'geçersiz', 'süresi dolmuş', 'ungültig geworden', 'non è più valido', 'ya no es válido', 'não é mais válido', 'niet meer geldig', 'nie jest już ważny',
 );
 
 // The subject of the message, as a body names it when the code is there and nowhere else.

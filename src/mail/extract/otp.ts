@@ -60,7 +60,9 @@ export function detectOtp(input: OtpInput): string | null {
     if (!segment) continue;
     // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides.
     if (!segment.subject && !CODE_WORDS.test(segment.text)) continue;
+    // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away.
     const meeting = MEETING_WORDS.test(segment.text);
+    const calendar = meeting && /begin:vcalendar/i.test(segment.text);
     const lines = joinStackedDigits(segment.text.split('\n'));
     // A body that sends the reader to the subject ("the code is in the subject line") labels what the subject holds.
     const subjectNamed = segment.subject && DIGIT.test(segment.text) && (pointsAtSubject(input.text) || pointsAtSubject(input.html));
@@ -73,6 +75,9 @@ export function detectOtp(input: OtpInput): string | null {
       const above: number[] = [];
       for (let k = i - 1; k >= Math.max(0, i - 4) && above.length < 2; k--) if (lines[k]!.trim() !== '') above.unshift(k);
       const labelAbove = subjectNamed || above.some(hasCodeWord);
+      // For a candidate among other words, the label must lead into it: at the end of the line above ("…your
+      // password, PIN or OTP" over a footer's postcode does not).
+      const leadsIn = subjectNamed || (above.length > 0 && hasCodeWord(above.at(-1)!) && labelIn(lines[above.at(-1)!]!.slice(-50)));
       // A label above that names another kind of code (your invite code:) decides for a code set under it.
       const otherAbove = !labelAbove && above.some((k) => CODE_WORDS.test(lines[k]!));
       // And the next non-empty line ("This code expires in 10 minutes" under the code).
@@ -82,9 +87,12 @@ export function detectOtp(input: OtpInput): string | null {
       if (!segment.subject && !labelAbove && !labelBelow && !hasCodeWord(i)) return;
       const candidates = candidatesOf(line);
       const before = above.map((k) => lines[k]).join(' \n ');
+      const near = meeting && (calendar || MEETING_WORDS.test(lines.slice(Math.max(0, i - 6), i + 1).join('\n')));
+      const context = { before, next: lines[i + 1] ?? '' };
       for (const candidate of candidates) {
         const score =
-          scoreOf(candidate, line, before, { above: labelAbove, below: labelBelow && !otherAbove }, segment) - (meeting ? 5 : 0);
+          scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) -
+          (near ? 5 : meeting ? 2 : 0);
         const c = { code: candidate.code, kind: candidate.kind, score };
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
@@ -106,19 +114,21 @@ const CODE_ABBREVIATIONS = /^(?:OTP|PIN|TAN|SMS|MFA|TOTP)$/;
 const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|jeśli|если|якщо)(?![\p{L}])|如果|もし|만약/iu;
 
 /** The sentence around a candidate says it has expired (and is not a condition). */
-function saysExpired(left: string, right: string): boolean {
+function saysExpired(left: string, right: string, next: string): boolean {
   const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
   const start = ends.length ? ends.at(-1)!.index + 1 : 0;
-  const stop = right.search(SENTENCE_END);
-  const sentence = `${left.slice(start)} ${stop < 0 ? right : right.slice(0, stop)}`;
+  // A sentence may go on to the next line of a text part.
+  const rest = `${right} ${next}`;
+  const stop = rest.search(SENTENCE_END);
+  const sentence = `${left.slice(start)} ${stop < 0 ? rest : rest.slice(0, stop)}`;
   return EXPIRED_WORDS.test(sentence) && !CONDITIONAL.test(sentence);
 }
 
 function scoreOf(
   found: Found,
   line: string,
-  before: string,
-  label: { above: boolean; below: boolean },
+  { before, next }: { before: string; next: string },
+  label: { above: boolean; below: boolean; leadsIn: boolean },
   segment: { text: string; subject: boolean },
 ): number {
   const subject = segment.subject;
@@ -126,11 +136,17 @@ function scoreOf(
   const right = line.slice(found.end, found.end + 60);
   const alone = isAlone(line, found);
   let score = 0;
-  const labelLeft = labelIn(left);
-  const labelRight = !labelLeft && labelIn(right);
+  // The label must be in the candidate's own sentence ("Your code is inside. Member 40917733." names no code).
+  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
+  const labelLeft = labelIn(ends.length ? left.slice(ends.at(-1)!.index + 1) : left);
+  // A label after it, in its own sentence; or in the next when a verb of typing stands before the candidate
+  // ("Enter 3fkR9wz on the confirmation screen. The code is case-sensitive").
+  const stop = right.search(SENTENCE_END);
+  const entered = ENTRY_WORDS.test(left.slice(-12));
+  const labelRight = !labelLeft && labelIn(stop < 0 || entered ? right : right.slice(0, stop));
   if (labelLeft) score += 4;
   else if (labelRight) score += 3;
-  else if (label.above) score += alone ? 4 : 2;
+  else if (label.above && (alone || label.leadsIn)) score += alone ? 4 : 2;
   else if (label.below && alone) score += 3;
   // Other things nearby: on the line itself it weighs most. A code set apart under its label is judged by the
   // label, not by what else the lines around it mention.
@@ -149,9 +165,12 @@ function scoreOf(
   if (found.kind !== 'alnum' && abbreviation && !CODE_ABBREVIATIONS.test(abbreviation) && /\p{Ll}/u.test(left.slice(-40))) score -= 3;
   // A range of days before a month: 25-27 Juni.
   if (found.kind === 'split' && found.code.length <= 4 && MONTH_AFTER.test(right)) score -= 5;
-  if (saysExpired(left, right)) score -= 6;
+  if (saysExpired(left, right, next)) score -= 6;
   // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards).
-  if (PIN.test(left.slice(-25)) && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
+  const pin = PIN.test(left.slice(-25)) || (alone && PIN.test(before.slice(-25)));
+  if (pin && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
+  // A postcode between an address and its town: "ul. Składowa 12, 61-897 Poznań", "Rīga, LV-1010".
+  if (/,\s(?:[A-Z]{2}-)?$/.test(left) && (found.kind === 'prefixed' || /^\s\p{Lu}\p{Ll}/u.test(right))) score -= 5;
   // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
   if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-15))) score -= 3;
   if (found.kind === 'digits' && found.code.length === 6) score += 1;
@@ -163,9 +182,8 @@ function scoreOf(
     // an ID in a sentence about codes ("commit a3f9c21 fixes the login code page") is not one.
     const lower = !/[A-Z]/.test(found.code);
     const setUnder = (alone || (subject && label.above)) && (label.above || label.below);
-    // "Enter 3fkR9wz on the confirmation screen … The code is case-sensitive": a verb of typing names it too.
-    const entered = !lower && labelRight && ENTRY_WORDS.test(left.slice(-12));
-    const labelled = labelIn(left.slice(-40)) || ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) || setUnder || entered;
+    const labelled =
+      labelIn(left.slice(-40)) || ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) || setUnder || (entered && labelRight);
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}$/.test(found.code)) score -= 3;
     if (found.wordLike && !setUnder) score -= 10;

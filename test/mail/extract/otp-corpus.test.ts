@@ -29,7 +29,7 @@ function corpus(name: string): Corpus {
   };
 }
 
-const CORPORA = [corpus('otp'), corpus('otp-heldout'), corpus('otp-heldout2'), corpus('otp-set-a')];
+const CORPORA = [corpus('otp'), corpus('otp-heldout'), corpus('otp-heldout2'), corpus('otp-set-a'), corpus('otp-set-b')];
 
 const t = useMail();
 
