@@ -68,4 +68,36 @@ describe('OTP detector rules', () => {
     expect(text('Kokouksen tunnus: 845 2931 7740\nVahvistuskoodi: 482913')).toBeNull();
     expect(text('Vahvistuskoodi: 482913')).toBe('482913');
   });
+
+  it('a code word in a warning names no code (v4)', () => {
+    expect(text('We will never ask you for a code.\nHarbour Ltd, 12 Quay Road, 400021 Port Town')).toBeNull();
+    expect(text('Your code is 482913. We will never ask you for it.')).toBe('482913');
+  });
+
+  it('a label belongs to its own sentence, unless a verb of typing leads to it (v4)', () => {
+    expect(text('Your one-time code is in the app. Member 40917733.')).toBeNull();
+    expect(text('Type q7wd2x at the prompt. The code works once.')).toBe('q7wd2x');
+    expect(text('Box code: 4829. The gate opens with code 1955#.')).toBeNull();
+  });
+
+  it('numbers that are something else beside a code word (v4)', () => {
+    expect(text('Your parcel will be delivered to PIN 560034.\nYour OTP: 7152')).toBe('7152');
+    expect(text('Your login code: 482913\nSupport: (305) 555-0128')).toBe('482913');
+    expect(text('Code valid 25-27 Juni, one per customer: use it at checkout')).toBeNull();
+    expect(text('Kod obiektu (NIS 20231047) wpisz w formularzu')).toBeNull();
+    expect(text('Verification code:\nHarbour Ltd, Quay 12, LT-44255 Kaunas')).toBeNull();
+  });
+
+  it('gift-card PINs under the card number and codes made of a word are not one-time codes (v4)', () => {
+    expect(text('Card number\nQ7RT-2MXP-9KLD-4411\nPIN\n6072')).toBeNull();
+    expect(text('Share your personal code with friends:\n\nMARTA-4K7Q\n\nHi Marta, every friend gets a discount.')).toBeNull();
+    expect(text('Your code:\n\nzima2026pl')).toBeNull();
+    expect(text('Your sign-in code:\n\nqfyjy4')).toBe('qfyjy4');
+    expect(text('Sign in with your code welcome10')).toBeNull();
+  });
+
+  it('a subject that is a code and words of signing in (v4)', () => {
+    expect(text('Someone is signing in to your account.', '[Quayside] 381 264 - sign in')).toBe('381264');
+    expect(text('Your weekly summary.', '[Quayside] 381 264 - weekly summary')).toBeNull();
+  });
 });
