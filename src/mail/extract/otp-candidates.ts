@@ -71,7 +71,7 @@ function standsAlone(line: string, start: number, end: number): boolean {
   if (/[:/]/.test(next) && /\d/.test(next2)) return false; // 14:30, 12/05
   // 49.99, 1,234 (cents and thousands); a full stop or comma of a sentence may touch a digit in CJK text.
   if (/[.,]/.test(next) && /^\d{2,3}(?!\d)/.test(line.slice(end + 1))) return false;
-  if (/[€$£¥₹₽+#№]/.test(prev)) return false;
+  if (/[€$£¥₹₽+#№*]/.test(prev)) return false; // *4417: the end of a masked card number
   if (/[.,:/]/.test(prev) && /\d/.test(prev2)) return false;
   if (prev === '-' && /\d/.test(prev2)) return false;
   if (prev === '-' && /[A-Za-z0-9]-[A-Za-z0-9]+-$/.test(line.slice(Math.max(0, start - 14), start))) return false; // ABCD-EFGH-1234

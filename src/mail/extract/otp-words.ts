@@ -23,8 +23,14 @@ export const CODE_WORDS = words(
   'کد', 'تأیید', 'تایید', 'رمز عبور', 'קוד', 'סיסמ', 'חד-פעמי', 'חד פעמי', 'אימות',
   'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
   // v4: Catalan, Serbian and Bulgarian Cyrillic
-  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই',
+  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই', 'kóð', 'lykilorð', 'msimbo',
 );
+
+const PROMOTIONS = [
+  'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off',
+  'diskon', 'potongan', 'giảm', 'khuyến mãi', 'alennus', 'kedvezmény', 'reducere', 'έκπτωσ', 'sleva', 'zľav', 'знижк', 'отстъпк', 'popust',
+  'allahindlus', 'atlaid', 'nuolaid', 'הנחה', 'تخفیف', 'خصم', 'छूट', 'ส่วนลด', 'ছাড়', 'descompte', '\\d+\\s?%',
+];
 
 // Words that say "this number is something else". Matched anywhere in the candidate's surroundings.
 export const OTHER_WORDS = words(
@@ -53,11 +59,12 @@ export const OTHER_WORDS = words(
   // phones and places
   'phone(?=\\s*(?:numb|no\\b|[:+(\\d]))', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
   'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
-  // promotions
-  'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off',
-  'diskon', 'potongan', 'giảm giá', 'khuyến mãi', 'alennus', 'kedvezmény', 'reducere', 'έκπτωσ', 'sleva', 'zľav', 'знижк', 'отстъпк', 'popust',
-  'allahindlus', 'atlaid', 'nuolaid', 'הנחה', 'تخفیف', 'خصم', 'छूट', 'ส่วนลด', 'ছাড়', 'descompte', '\\d+\\s?%', 'checkout', 'credit',
+  'checkout', 'credit', 'thanh toán', 'پیگیری', 'تتبع', 'شناسه', 'user ?id', 'identifiant', 'identificador', 'идентификатор', 'מזהה',
+  ...PROMOTIONS,
 );
+
+/** Words of promotions: a code word beside them names a discount, whatever verb asks for it. */
+export const PROMO_WORDS = words(...PROMOTIONS);
 
 // Words that make a code word name another kind of code: an invite code, a door code, a card's authorisation
 // code, a postcode. Looked for in and around the code word itself.
@@ -65,13 +72,16 @@ const QUALIFIERS = words(
   'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
   'auth\\b',
-  'indica[çc]', 'indique', 'destinat', 'recipient',
+  'indica[çc]', 'indique', 'destinat', 'recipient', 'polec',
+  'product', 'produkt', 'produit', 'producto', 'prodotto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
+  'version', 'versio', 'verze', 'wersj', 'верси', 'sürüm', 'build\\b',
+  'appointment', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
   // bank details, gift cards and licences: their codes are not typed in to sign in
-  'sort\\b', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
+  'sort\\b', '~sort ?code', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
   'licen[cs]', 'lizenz', 'product key', 'serial', 'seriennummer',
   '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
 );
@@ -102,13 +112,19 @@ const NEVER_WORDS = words(
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
-    if (NOT_A_LOGIN.test(text.slice(Math.max(0, start - 20), end))) continue;
+    // A qualifier before it counts from the verb that asks for it on ("placing order 77, enter this code": no).
+    const from = Math.max(0, start - 30, wordsBefore(text, start, 3));
+    const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
+    if (NOT_A_LOGIN.test(text.slice(verb, end))) continue;
     const lead = text.slice(Math.max(0, start - 60), start);
     if (NEVER_WORDS.test(lead.slice(lead.search(/[.!?。！？][^.!?。！？]*$/) + 1))) continue;
     const after = text.slice(end, end + 20);
-    if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && !ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start))) continue;
+    const entered = ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start));
+    if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && (!entered || PROMO_WORDS.test(text.slice(start, end + 60)))) continue;
     const word = text.slice(start, end);
-    if (CAPITALS_AFTER.test(after) && !CODE_CAPITALS.test(after) && word !== word.toUpperCase()) continue;
+    // Also an abbreviation among capitals is a name's part (Dear TAN JUN HAO), not a code word.
+    const abbreviation = /^(?:TAN|PIN)$/.test(word);
+    if (CAPITALS_AFTER.test(after) && !CODE_CAPITALS.test(after) && (word !== word.toUpperCase() || abbreviation)) continue;
     return true;
   }
   return false;
@@ -164,7 +180,7 @@ export const EXPIRED_WORDS = words(
 const SUBJECT_WORDS = words(
   'subject', 'betreff', 'objet', 'asunto', 'assunto', 'oggetto', 'onderwerp', 'temat', 'тем[аеуы](?!\\p{L})', 'konu', 'ämne', 'emne',
   'předmět', 'predmet', 'aihe', 'tárgy', 'subiect', 'θέμα', 'tiêu đề', 'subjek', 'subyek', 'tema', 'teema', 'temats',
-  '件名', '主题', '主旨', '標題', '제목', 'נושא', 'موضوع', 'विषय', 'หัวเรื่อง', 'বিষয়',
+  '件名', '主题', '主旨', '標題', '제목', 'נושא', 'موضوع', 'विषय', 'หัวเรื่อง', 'বিষয়', 'efnisl', 'kichwa',
 );
 
 /** A code word and a word for the subject within a few words of each other: "enter the code from the subject". */
@@ -213,4 +229,14 @@ function words(...alternatives: string[]): Words {
       return found;
     },
   };
+}
+
+/** Where the `n`th word before `at` starts (0 if there are fewer). */
+function wordsBefore(text: string, at: number, n: number): number {
+  let i = at;
+  for (let k = 0; k < n && i > 0; k++) {
+    while (i > 0 && /\s/.test(text[i - 1]!)) i--;
+    while (i > 0 && !/\s/.test(text[i - 1]!)) i--;
+  }
+  return i;
 }

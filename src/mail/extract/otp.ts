@@ -68,7 +68,12 @@ export function detectOtp(input: OtpInput): string | null {
     const subjectNamed = segment.subject && DIGIT.test(segment.text) && (pointsAtSubject(input.text) || pointsAtSubject(input.html));
     // Whether a line holds a code word, asked at most once per line (the scan is the costly part).
     const flags: (boolean | undefined)[] = [];
-    const hasCodeWord = (k: number) => (flags[k] ??= CODE_WORDS.test(lines[k]!) && labelIn(lines[k]!));
+    // A line that asks for something to be typed and ends in a colon labels what is set under it too ("Paste the
+    // following into the terminal prompt:").
+    const hasCodeWord = (k: number) =>
+      (flags[k] ??= CODE_WORDS.test(lines[k]!)
+        ? labelIn(lines[k]!)
+        : /:\s*$/.test(lines[k]!) && ENTRY_WORDS.test(lines[k]!) && !OTHER_WORDS.test(lines[k]!));
     lines.forEach((line, i) => {
       if (!DIGIT.test(line)) return; // every candidate has a digit
       // Up to two non-empty lines before this one (a label above a big code).
@@ -154,8 +159,14 @@ function scoreOf(
   // A subject is short: all of it is the code's context.
   // A subject is short: all of it is the code's context, but for the sender's tag in brackets at its start.
   const context = subject ? `${left.replace(/^\s*\[[^\]]*\]/, '')} ${right}` : `${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`;
-  if (OTHER_WORDS.test(context)) score -= 5;
-  else if (!alone && OTHER_WORDS.test(before.slice(-80)) && !labelLeft) score -= 3;
+  // The nearest word names a number: a code word right before it outweighs an order further left (예약 변경을 위한
+  // 인증번호는 [4015]).
+  const nearer = !subject && labelLeft && nearestIsCodeWord(left.slice(-50));
+  if (OTHER_WORDS.test(nearer ? right.slice(0, labelRight ? 60 : 20) : context)) score -= 5;
+  // Letter-and-digit codes under an order's or a booking's lines are its references (a PNR, a confirmation code).
+  // Unless the text asks for it to be typed ("saisissez le code k3v9xm").
+  else if (!alone && OTHER_WORDS.test(before.slice(-80)) && (!labelLeft || (found.kind === 'alnum' && !ENTRY_WORDS.test(left.slice(-30)))))
+    score -= 3;
   if (subject) score += 1;
   // A subject that is a code and words of signing in ("[Brand] 381 264 - sign in").
   if (subject && setApart(left, right) && ACCESS_WORDS.test(line)) score += 2;
@@ -165,7 +176,7 @@ function scoreOf(
   if (found.kind !== 'alnum' && abbreviation && !CODE_ABBREVIATIONS.test(abbreviation) && /\p{Ll}/u.test(left.slice(-40))) score -= 3;
   // A range of days before a month: 25-27 Juni.
   if (found.kind === 'split' && found.code.length <= 4 && MONTH_AFTER.test(right)) score -= 5;
-  if (saysExpired(left, right, next)) score -= 6;
+  if (saysExpired(left, line.slice(found.end, found.end + 200), next)) score -= 6;
   // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards).
   const pin = PIN.test(left.slice(-25)) || (alone && PIN.test(before.slice(-25)));
   if (pin && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
@@ -185,7 +196,7 @@ function scoreOf(
     const labelled =
       labelIn(left.slice(-40)) || ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) || setUnder || (entered && labelRight);
     if (!labelled) score -= 3;
-    if (/^[A-Z]{3,}\d{1,3}$/.test(found.code)) score -= 3;
+    if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
     if (found.wordLike && !setUnder) score -= 10;
     // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2) or of a year (tet2025vn): chosen to
     // be remembered, as referral and promotion codes are; generated codes are not.
@@ -205,4 +216,10 @@ function spellsWord(code: string, text: string): boolean {
   if (!runs) return false;
   const rest = text.replaceAll(code, ' ');
   return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}(?![\\p{L}])`, 'iu').test(rest));
+}
+
+function nearestIsCodeWord(left: string): boolean {
+  const code = Math.max(-1, ...CODE_WORDS.find(left).map(([, end]) => end));
+  const other = Math.max(-1, ...OTHER_WORDS.find(left).map(([, end]) => end));
+  return code > other;
 }

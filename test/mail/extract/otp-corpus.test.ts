@@ -30,7 +30,14 @@ function corpus(name: string): Corpus {
   };
 }
 
-const CORPORA = [corpus('otp'), corpus('otp-heldout'), corpus('otp-heldout2'), corpus('otp-set-a'), corpus('otp-set-b')];
+const CORPORA = [
+  corpus('otp'),
+  corpus('otp-heldout'),
+  corpus('otp-heldout2'),
+  corpus('otp-set-a'),
+  corpus('otp-set-b'),
+  corpus('otp-set-c'),
+];
 
 const t = useMail();
 

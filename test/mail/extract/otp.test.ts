@@ -100,4 +100,29 @@ describe('OTP detector rules', () => {
     expect(text('Someone is signing in to your account.', '[Quayside] 381 264 - sign in')).toBe('381264');
     expect(text('Your weekly summary.', '[Quayside] 381 264 - weekly summary')).toBeNull();
   });
+
+  it('references beside a code word: products, versions, user IDs, appointments, masked cards (v4)', () => {
+    expect(text('Item 2 x kettle (product code 8850412) 39.90')).toBeNull();
+    expect(text('Android version code 512004, build 5120418')).toBeNull();
+    expect(text('Password reset requested for user ID 55102817. Choose a new password below.')).toBeNull();
+    expect(text('Appointment tracking code: 7741203')).toBeNull();
+    expect(text('Confirm your card payment. Security code follows.', 'Payment with card *4417')).toBeNull();
+  });
+
+  it('a line that asks for something to be typed labels what is set under it (v4)', () => {
+    expect(
+      text('Paste the following into the terminal prompt:\nXr4-9Lm\nCLI version 3.14.2\nTokens stored on this machine stay valid.'),
+    ).toBe('Xr4-9Lm');
+    expect(text('Enter the discount code at checkout:\nwelcome10\nOne code per order.')).toBeNull();
+  });
+
+  it('an abbreviation that is part of a name in capitals is not a code word (v4)', () => {
+    expect(text('Dear TAN WEI MING (2301487J),\nYour one-time password is:\n8005 4113')).toBe('80054113');
+  });
+
+  it('a code word right before the number outweighs a booking further left (v4)', () => {
+    expect(text('To change your reservation, your verification code is [4015].')).toBe('4015');
+    expect(text('Booking reference (confirmation code)\nR4TQ8N')).toBeNull();
+    expect(text('Reservation number: 58213047\nConfirmation code: 3MX9QP')).toBeNull();
+  });
 });
