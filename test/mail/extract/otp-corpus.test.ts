@@ -1,8 +1,9 @@
 // The labelled corpora of test/fixtures/otp/ (the development corpus; its README has the label rules) and
-// otp-heldout/, otp-heldout2/, otp-set-a/ and otp-set-b/ (each written later by other hands, first measured
+// otp-heldout/, otp-heldout2/ and otp-set-a/ to otp-set-d/ (each written later by other hands, first measured
 // untouched; their READMEs have the figures), each email sent over SMTP as it is and its code asked of
 // GET /api/v1/messages/{id}/otp. Precision and recall are printed for each, and
-// both are held to the targets: precision ≥ 0.99, recall ≥ 0.97.
+// both are held to the targets: precision ≥ 0.99, recall ≥ 0.97 (set D, not yet worked into the detector, to its
+// untouched figures).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,15 +16,20 @@ interface Corpus {
   dir: string;
   labels: Record<string, string | null>;
   files: string[];
+  /** What precision and recall must reach: the targets, or for a set not yet worked into the detector its untouched figures. */
+  floor: { precision: number; recall: number };
 }
 
-function corpus(name: string): Corpus {
+const TARGETS = { precision: 0.99, recall: 0.97 };
+
+function corpus(name: string, floor = TARGETS): Corpus {
   const dir = fileURLToPath(new URL(`../../fixtures/${name}/`, import.meta.url));
   const labels = JSON.parse(readFileSync(`${dir}labels.json`, 'utf8')) as Record<string, string | null>;
   return {
     name,
     dir,
     labels,
+    floor,
     files: readdirSync(dir)
       .filter((f) => f.endsWith('.eml'))
       .sort(),
@@ -37,6 +43,9 @@ const CORPORA = [
   corpus('otp-set-a'),
   corpus('otp-set-b'),
   corpus('otp-set-c'),
+  // Measured once untouched (its README), no rule changed for it yet: held to that figure so that a change that
+  // makes the detector worse on unseen mail shows.
+  corpus('otp-set-d', { precision: 104 / 112, recall: 104 / 113 }),
 ];
 
 const t = useMail();
@@ -55,13 +64,15 @@ async function deliver(client: SmtpClient, dir: string, file: string): Promise<s
   return message!.id;
 }
 
-describe.each(CORPORA)('OTP detection over the labelled corpus $name', ({ name, dir, labels, files }) => {
+describe.each(CORPORA)('OTP detection over the labelled corpus $name', ({ name, dir, labels, files, floor }) => {
   it('every file is labelled, and every label has a file', () => {
     expect(files.length).toBeGreaterThanOrEqual(name.startsWith('otp-set-') ? 200 : name === 'otp' ? 150 : 60);
     expect(Object.keys(labels).sort()).toEqual(files);
   });
 
-  it('meets precision ≥ 0.99 and recall ≥ 0.97 through SMTP and GET …/otp', { timeout: 120_000 }, async () => {
+  it(`meets precision ≥ ${floor.precision.toFixed(4)} and recall ≥ ${floor.recall.toFixed(4)} through SMTP and GET …/otp`, {
+    timeout: 120_000,
+  }, async () => {
     const outcomes: Outcome[] = [];
     const clients = await Promise.all(Array.from({ length: 4 }, () => SmtpClient.connect(t.mail.smtpPort)));
     let next = 0;
@@ -92,8 +103,8 @@ describe.each(CORPORA)('OTP detection over the labelled corpus $name', ({ name, 
         `precision ${precision.toFixed(4)} (${right.length}/${predicted.length}), recall ${recall.toFixed(4)} (${right.length}/${positives.length})` +
         (wrong.length ? `\n  wrong: ${wrong.map((o) => `${o.file} expected ${o.expected} got ${o.got}`).join('\n  wrong: ')}` : ''),
     );
-    expect(precision).toBeGreaterThanOrEqual(0.99);
-    expect(recall).toBeGreaterThanOrEqual(0.97);
+    expect(precision).toBeGreaterThanOrEqual(floor.precision);
+    expect(recall).toBeGreaterThanOrEqual(floor.recall);
   });
 });
 
