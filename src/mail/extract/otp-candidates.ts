@@ -15,7 +15,7 @@ export interface Found {
 }
 
 const NUMBER_RUN = /\d(?:[ -]?\d)*/g;
-const ALNUM = /[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{3,6})?/g;
+const ALNUM = /[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{2,6})?/g;
 const LOWER = /[a-z]/;
 
 export function candidatesOf(line: string): Found[] {
@@ -72,6 +72,7 @@ function standsAlone(line: string, start: number, end: number): boolean {
   // 49.99, 1,234 (cents and thousands); a full stop or comma of a sentence may touch a digit in CJK text.
   if (/[.,]/.test(next) && /^\d{2,3}(?!\d)/.test(line.slice(end + 1))) return false;
   if (/[€$£¥₹₽+#№*]/.test(prev)) return false; // *4417: the end of a masked card number
+  if (/\*[\s\-)*]*$/.test(line.slice(Math.max(0, start - 6), start))) return false; // (***) ***-0172
   if (/[.,:/]/.test(prev) && /\d/.test(prev2)) return false;
   if (prev === '-' && /\d/.test(prev2)) return false;
   if (prev === '-' && /[A-Za-z0-9]-[A-Za-z0-9]+-$/.test(line.slice(Math.max(0, start - 14), start))) return false; // ABCD-EFGH-1234

@@ -24,6 +24,7 @@ export const CODE_WORDS = words(
   'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
   // v4: Catalan, Serbian and Bulgarian Cyrillic
   'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই', 'kóð', 'lykilorð', 'msimbo',
+  'tabbatar', 'lambar sirri', 'குறியீ', 'சரிபார்ப்', 'கடவுச்சொல்', 'کوڈ', 'تصدیق', 'კოდ', 'ერთჯერად', 'პაროლ',
 );
 
 const PROMOTIONS = [
@@ -44,8 +45,9 @@ export const OTHER_WORDS = words(
   'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
   'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
   'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
-  'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum',
-  'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж',
+  'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum', 'ჯავშ',
+  'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж', 'registrikood', 'reg\\. ?(?:nr|no)', 'y-tunnus', 'ičo\\b', 'kmkr', 'cui\\b',
+  'nif\\b', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
   'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in', 'ending with', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
   'terminando', 'che termina', 'eindigend op', 'kończąc', 'оканчивающ', 'заканчивающ', 'končící', 'slutter på', 'slutar på', 'päättyy', 'végződ',
   'se termină', 'λήγει', 'kết thúc bằng', 'berakhiran', 'закінчується', 'המסתיים', 'ลงท้าย', '末尾', '尾号', '尾號', '끝자리',
@@ -72,7 +74,9 @@ const QUALIFIERS = words(
   'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
   'auth\\b',
-  'indica[çc]', 'indique', 'destinat', 'recipient', 'polec',
+  'indica[çc]', 'indique', 'destinat', 'recipient', 'polec', 'referid', 'bevált', 'įmok', 'mokėjim',
+  'ajándék', 'dárkov', 'darčekov', 'lahja', 'presentkort', 'gavekort', 'cadou', 'δώρο', 'quà tặng', 'hadiah', 'подаруно', 'подарък', 'poklon',
+  'darilo', 'kinkekaart', 'dāvan', 'dovan', 'מתנה', 'هدیه', 'هدية', 'उपहार', 'ของขวัญ', 'উপহার', 'ギフト', '礼品', '禮品', '선물', '기프트',
   'product', 'produkt', 'produit', 'producto', 'prodotto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
   'version', 'versio', 'verze', 'wersj', 'верси', 'sürüm', 'build\\b',
   'appointment', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
@@ -94,7 +98,7 @@ export const ENTRY_WORDS = words(
   'wpisz', 'введите', 'введіть', 'внесите', 'унесите', 'ange', 'indtast', 'skriv', 'syötä', 'zadejte', 'zadajte', 'adja meg', 'introdu',
   'πληκτρολογ', 'nhập', 'masukkan', 'ketik', 'girin', 'הזינו', 'הזן', 'وارد کنید', 'أدخل', 'दर्ज', 'กรอก', 'ป้อน', '入力', '输入', '輸入', '입력',
   'use\\b', 'usa\\b', 'utilise', 'utilice', 'utiliza', 'verwende', 'nutze', 'gebruik', 'użyj', 'используйте', 'kullan', 'använd', 'brug\\b', 'bruk\\b',
-  'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
+  'shigar da', 'உள்ளிடவும்', 'درج کریں', 'შეიყვანეთ', 'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
   'naudok', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
 );
 // Capitals right after a code word make it a register's or a form's code (Код ЄДРПОУ, Codice SDI); a code word
@@ -106,7 +110,7 @@ const CODE_CAPITALS = /^\s+(?:OTP|PIN|TAN|SMS|2FA|MFA)\b/;
 const NEVER_WORDS = words(
   'never', 'niemals', 'jamais', 'nunca', 'nooit', 'nigdy', 'никогда', 'asla', 'aldrig', 'aldri\\b', 'koskaan', 'nikdy',
   'soha', 'niciodată', 'ποτέ', 'không bao giờ', 'tidak pernah', 'tidak akan pernah', 'ніколи', 'никога', 'nikad', 'nikoli', 'kunagi', 'nekad',
-  'niekada', 'לעולם', 'هرگز', 'أبدا', 'कभी नहीं', 'कभी भी', 'ไม่เคย', 'কখনও', '絶対に', '决不', '絕不', '절대',
+  'niekada', 'לעולם', 'هرگز', 'أبدا', 'कभी नहीं', 'कभी भी', 'ஒருபோதும்', 'کبھی', 'არასდროს', 'ไม่เคย', 'কখনও', '絶対に', '决不', '絕不', '절대',
 );
 
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
@@ -136,7 +140,7 @@ export const ACCESS_WORDS = words(
   'inloggen', 'aanmeld', 'logowan', 'zaloguj', 'вход', 'войти', 'giriş', 'inloggning', 'logga in', 'log ind', 'logg inn', 'kirjaud',
   'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
   'pieslēg', 'prisijung', 'התחברות', 'ورود', 'تسجيل الدخول', 'लॉग इन', 'เข้าสู่ระบบ', 'লগ ইন', 'サインイン', '登录', '登入', '로그인',
-  'verify', 'confirm', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula',
+  'verify', 'confirm', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
 );
 
 // Month names and their short forms in the languages of Latin and Cyrillic script: "25-27 Juni" is a date.
@@ -173,7 +177,7 @@ export const EXPIRED_WORDS = words(
   'lejárt', 'a expirat', 'nu mai este valabil', 'έληξε', 'đã hết hạn', 'sudah kedaluwarsa', 'telah kedaluwarsa', 'sudah kadaluarsa', 'telah tamat',
   'закінчився', 'більше не дійсн', 'פג תוקפ', 'منقضی شده', 'انتهت صلاحي', 'समाप्त हो गया', 'หมดอายุแล้ว', 'изтече', 'istekao', 'istekla',
   'je potekla', 'je potekel', 'on aegunud', 'ir beidzies', 'nebegalioja', 'ha caducat', 'ha expirat', 'истекао', 'истекла', 'больше не действ',
-  'geçersiz', 'süresi dolmuş', 'ungültig geworden', 'non è più valido', 'ya no es válido', 'não é mais válido', 'niet meer geldig', 'nie jest już ważny',
+  'காலாவதியாகிவிட்ட', 'காலாவதியானது', 'ختم ہو چکا', 'ვადა გაუვიდა', 'ya ƙare', 'geçersiz', 'süresi dolmuş', 'ungültig geworden', 'non è più valido', 'ya no es válido', 'não é mais válido', 'niet meer geldig', 'nie jest już ważny',
 );
 
 // The subject of the message, as a body names it when the code is there and nowhere else.

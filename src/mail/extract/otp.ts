@@ -59,7 +59,9 @@ export function detectOtp(input: OtpInput): string | null {
     const segment = next();
     if (!segment) continue;
     // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides.
-    if (!segment.subject && !CODE_WORDS.test(segment.text)) continue;
+    // Or, rarely, a verb of typing and words of signing in or confirming ("Type Wf8kP2d into the app to confirm").
+    const asked = (t: string) => ENTRY_WORDS.test(t) && ACCESS_WORDS.test(t);
+    if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) continue;
     // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away.
     const meeting = MEETING_WORDS.test(segment.text);
     const calendar = meeting && /begin:vcalendar/i.test(segment.text);
@@ -89,7 +91,7 @@ export function detectOtp(input: OtpInput): string | null {
       let below = i + 1;
       while (below < lines.length && below <= i + 3 && lines[below]!.trim() === '') below++;
       const labelBelow = below < lines.length && below <= i + 3 && hasCodeWord(below);
-      if (!segment.subject && !labelAbove && !labelBelow && !hasCodeWord(i)) return;
+      if (!segment.subject && !labelAbove && !labelBelow && !hasCodeWord(i) && !asked(line)) return;
       const candidates = candidatesOf(line);
       const before = above.map((k) => lines[k]).join(' \n ');
       const near = meeting && (calendar || MEETING_WORDS.test(lines.slice(Math.max(0, i - 6), i + 1).join('\n')));
@@ -147,7 +149,7 @@ function scoreOf(
   // A label after it, in its own sentence; or in the next when a verb of typing stands before the candidate
   // ("Enter 3fkR9wz on the confirmation screen. The code is case-sensitive").
   const stop = right.search(SENTENCE_END);
-  const entered = ENTRY_WORDS.test(left.slice(-12));
+  const entered = ENTRY_WORDS.test(left.slice(-20));
   const labelRight = !labelLeft && labelIn(stop < 0 || entered ? right : right.slice(0, stop));
   if (labelLeft) score += 4;
   else if (labelRight) score += 3;
@@ -165,8 +167,21 @@ function scoreOf(
   if (OTHER_WORDS.test(nearer ? right.slice(0, labelRight ? 60 : 20) : context)) score -= 5;
   // Letter-and-digit codes under an order's or a booking's lines are its references (a PNR, a confirmation code).
   // Unless the text asks for it to be typed ("saisissez le code k3v9xm").
-  else if (!alone && OTHER_WORDS.test(before.slice(-80)) && (!labelLeft || (found.kind === 'alnum' && !ENTRY_WORDS.test(left.slice(-30)))))
+  else if (
+    !alone &&
+    !entered &&
+    OTHER_WORDS.test(before.slice(-80)) &&
+    (!labelLeft || (found.kind === 'alnum' && !ENTRY_WORDS.test(left.slice(-30))))
+  )
     score -= 3;
+  // A number that annotates a word in brackets is an identifier: (număr client 20931847), (member 40917733).
+  const annotation = /\(([^()]{2,30})\s$/.exec(left)?.[1];
+  if (annotation && !labelIn(annotation)) score -= 3;
+  // Asked to be typed to sign in or confirm, with no word for code at all: "Type Wf8kP2d into the app to confirm
+  // this email address".
+  const askedFor =
+    entered && !labelLeft && !labelRight && ACCESS_WORDS.test(sentenceOf(left, right)) && !found.wordLike && found.code.length >= 6;
+  if (askedFor) score += 3;
   if (subject) score += 1;
   // A subject that is a code and words of signing in ("[Brand] 381 264 - sign in").
   if (subject && setApart(left, right) && ACCESS_WORDS.test(line)) score += 2;
@@ -194,7 +209,11 @@ function scoreOf(
     const lower = !/[A-Z]/.test(found.code);
     const setUnder = (alone || (subject && label.above)) && (label.above || label.below);
     const labelled =
-      labelIn(left.slice(-40)) || ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) || setUnder || (entered && labelRight);
+      labelIn(left.slice(-40)) ||
+      ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) ||
+      setUnder ||
+      (entered && labelRight) ||
+      askedFor;
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
     if (found.wordLike && !setUnder) score -= 10;
@@ -215,7 +234,14 @@ function spellsWord(code: string, text: string): boolean {
   const runs = code.match(/[A-Za-z]{4,}/g);
   if (!runs) return false;
   const rest = text.replaceAll(code, ' ');
-  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}(?![\\p{L}])`, 'iu').test(rest));
+  // The start of a word will do: VALEN7K2 for Valentina.
+  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}`, 'iu').test(rest));
+}
+
+function sentenceOf(left: string, right: string): string {
+  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
+  const stop = right.search(SENTENCE_END);
+  return `${ends.length ? left.slice(ends.at(-1)!.index + 1) : left} ${stop < 0 ? right : right.slice(0, stop)}`;
 }
 
 function nearestIsCodeWord(left: string): boolean {

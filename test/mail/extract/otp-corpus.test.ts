@@ -2,8 +2,8 @@
 // otp-heldout/, otp-heldout2/ and otp-set-a/ to otp-set-d/ (each written later by other hands, first measured
 // untouched; their READMEs have the figures), each email sent over SMTP as it is and its code asked of
 // GET /api/v1/messages/{id}/otp. Precision and recall are printed for each, and
-// both are held to the targets: precision ≥ 0.99, recall ≥ 0.97 (set D, not yet worked into the detector, to its
-// untouched figures).
+// both are held to the targets: precision ≥ 0.99, recall ≥ 0.97 (a set measured but not yet worked into the
+// detector is held to its untouched figures instead, given as `floor`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -43,9 +43,7 @@ const CORPORA = [
   corpus('otp-set-a'),
   corpus('otp-set-b'),
   corpus('otp-set-c'),
-  // Measured once untouched (its README), no rule changed for it yet: held to that figure so that a change that
-  // makes the detector worse on unseen mail shows.
-  corpus('otp-set-d', { precision: 104 / 112, recall: 104 / 113 }),
+  corpus('otp-set-d'),
 ];
 
 const t = useMail();

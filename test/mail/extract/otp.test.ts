@@ -125,4 +125,24 @@ describe('OTP detector rules', () => {
     expect(text('Booking reference (confirmation code)\nR4TQ8N')).toBeNull();
     expect(text('Reservation number: 58213047\nConfirmation code: 3MX9QP')).toBeNull();
   });
+
+  it('asked to be typed to sign in or confirm, with no word for code (v4)', () => {
+    expect(text('Type Wf8kP2d into the app to confirm this email address.')).toBe('Wf8kP2d');
+    expect(text('Or enter 551902 in the box on the sign-up page.')).toBe('551902');
+    expect(text('Type 2025 into the search box to see this year.')).toBeNull();
+    expect(text('Enter 551902 in the box to track your order.')).toBeNull();
+  });
+
+  it('masked numbers, annotations in brackets and codes that start a name are not codes (v4)', () => {
+    expect(text('Sign-in method: password + SMS code to (***) ***-0172')).toBeNull();
+    expect(text('You asked to reset the password of your account (client no. 20931847).')).toBeNull();
+    expect(text('Share your referral code, Valentina:\n\nVALEN7K2')).toBeNull();
+  });
+
+  it('code words of Georgian, Tamil, Urdu and Hausa (v4)', () => {
+    expect(text('გადარიცხვის დასადასტურებლად გამოიყენეთ ერთჯერადი კოდი:\n815 302')).toBe('815302');
+    expect(text('உங்கள் சரிபார்ப்புக் குறியீடு: 371846')).toBe('371846');
+    expect(text('آپ کا تصدیقی کوڈ 450917 ہے')).toBe('450917');
+    expect(text('Ga lambar sirri ta lokaci ɗaya:\n803514')).toBe('803514');
+  });
 });
