@@ -60,7 +60,7 @@ export function detectOtp(input: OtpInput): string | null {
     if (!segment) continue;
     // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides.
     // Or, rarely, a verb of typing and words of signing in or confirming ("Type Wf8kP2d into the app to confirm").
-    const asked = (t: string) => ENTRY_WORDS.test(t) && ACCESS_WORDS.test(t);
+    const asked = (t: string) => ACCESS_WORDS.test(t) && ENTRY_WORDS.test(t);
     if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) continue;
     // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away.
     const meeting = MEETING_WORDS.test(segment.text);
