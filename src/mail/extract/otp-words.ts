@@ -117,14 +117,20 @@ const NEVER_WORDS = words(
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
     // A qualifier before it counts from the verb that asks for it on ("placing order 77, enter this code": no).
+    // (The verbs are looked for only when a qualifier is there: most code words have none.)
     const from = Math.max(0, start - 30, wordsBefore(text, start, 3));
-    const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
-    if (NOT_A_LOGIN.test(text.slice(verb, end))) continue;
+    if (NOT_A_LOGIN.test(text.slice(from, end))) {
+      const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
+      if (verb === from || NOT_A_LOGIN.test(text.slice(verb, end))) continue;
+    }
     const lead = text.slice(Math.max(0, start - 60), start);
     if (NEVER_WORDS.test(lead.slice(lead.search(/[.!?。！？][^.!?。！？]*$/) + 1))) continue;
     const after = text.slice(end, end + 20);
-    const entered = ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start));
-    if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && (!entered || PROMO_WORDS.test(text.slice(start, end + 60)))) continue;
+    if (
+      NOT_A_LOGIN.test(text.slice(start, end + 20)) &&
+      (!ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start)) || PROMO_WORDS.test(text.slice(start, end + 60)))
+    )
+      continue;
     const word = text.slice(start, end);
     // Also an abbreviation among capitals is a name's part (Dear TAN JUN HAO), not a code word.
     const abbreviation = /^(?:TAN|PIN)$/.test(word);

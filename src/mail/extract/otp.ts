@@ -67,7 +67,15 @@ export function detectOtp(input: OtpInput): string | null {
     const calendar = meeting && /begin:vcalendar/i.test(segment.text);
     const lines = joinStackedDigits(segment.text.split('\n'));
     // A body that sends the reader to the subject ("the code is in the subject line") labels what the subject holds.
-    const subjectNamed = segment.subject && DIGIT.test(segment.text) && (pointsAtSubject(input.text) || pointsAtSubject(input.html));
+    // Asked only when it can decide: the subject has a candidate, no label of its own and no word of other numbers.
+    let named: boolean | undefined;
+    const subjectNamed = (line: string) =>
+      (named ??=
+        segment.subject &&
+        candidatesOf(line).length > 0 &&
+        !labelIn(line) &&
+        !OTHER_WORDS.test(line) &&
+        (pointsAtSubject(input.text) || pointsAtSubject(input.html)));
     // Whether a line holds a code word, asked at most once per line (the scan is the costly part).
     const flags: (boolean | undefined)[] = [];
     // A line that asks for something to be typed and ends in a colon labels what is set under it too ("Paste the
@@ -81,10 +89,10 @@ export function detectOtp(input: OtpInput): string | null {
       // Up to two non-empty lines before this one (a label above a big code).
       const above: number[] = [];
       for (let k = i - 1; k >= Math.max(0, i - 4) && above.length < 2; k--) if (lines[k]!.trim() !== '') above.unshift(k);
-      const labelAbove = subjectNamed || above.some(hasCodeWord);
+      const labelAbove = subjectNamed(line) || above.some(hasCodeWord);
       // For a candidate among other words, the label must lead into it: at the end of the line above ("…your
       // password, PIN or OTP" over a footer's postcode does not).
-      const leadsIn = subjectNamed || (above.length > 0 && hasCodeWord(above.at(-1)!) && labelIn(lines[above.at(-1)!]!.slice(-50)));
+      const leadsIn = subjectNamed(line) || (above.length > 0 && hasCodeWord(above.at(-1)!) && labelIn(lines[above.at(-1)!]!.slice(-50)));
       // A label above that names another kind of code (your invite code:) decides for a code set under it.
       const otherAbove = !labelAbove && above.some((k) => CODE_WORDS.test(lines[k]!));
       // And the next non-empty line ("This code expires in 10 minutes" under the code).
