@@ -120,6 +120,14 @@ export function detectOtp(input: OtpInput): string | null {
 
 // A full stop ends a sentence before a capital or at the end, not in an abbreviation (kl. 09:14, z. B.).
 const SENTENCE_END = /[!?。！？]|\.(?=\s*(?:$|\p{Lu}))/u;
+const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
+
+/** The part of `left` after its last sentence end: the candidate's own sentence so far. */
+function sentenceTail(left: string): string {
+  let start = 0;
+  for (const m of left.matchAll(SENTENCE_ENDS)) start = m.index + 1;
+  return left.slice(start);
+}
 const CARD_NUMBER = /(?<!\d)\d{4}(?:[ -]?\d{4}){2,3}(?!\d)|(?<!\d)\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
 const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{L}])/iu;
 // Capitals right before a number name what it is (NIS 20231047, KRS 0000123456), unless they name a code.
@@ -130,12 +138,8 @@ const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|j
 
 /** The sentence around a candidate says it has expired (and is not a condition). */
 function saysExpired(left: string, right: string, next: string): boolean {
-  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
-  const start = ends.length ? ends.at(-1)!.index + 1 : 0;
   // A sentence may go on to the next line of a text part.
-  const rest = `${right} ${next}`;
-  const stop = rest.search(SENTENCE_END);
-  const sentence = `${left.slice(start)} ${stop < 0 ? rest : rest.slice(0, stop)}`;
+  const sentence = sentenceOf(left, `${right} ${next}`);
   return EXPIRED_WORDS.test(sentence) && !CONDITIONAL.test(sentence);
 }
 
@@ -152,8 +156,7 @@ function scoreOf(
   const alone = isAlone(line, found);
   let score = 0;
   // The label must be in the candidate's own sentence ("Your code is inside. Member 40917733." names no code).
-  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
-  const labelLeft = labelIn(ends.length ? left.slice(ends.at(-1)!.index + 1) : left);
+  const labelLeft = labelIn(sentenceTail(left));
   // A label after it, in its own sentence; or in the next when a verb of typing stands before the candidate
   // ("Enter 3fkR9wz on the confirmation screen. The code is case-sensitive").
   const stop = right.search(SENTENCE_END);
@@ -247,9 +250,8 @@ function spellsWord(code: string, text: string): boolean {
 }
 
 function sentenceOf(left: string, right: string): string {
-  const ends = [...left.matchAll(new RegExp(SENTENCE_END.source, 'gu'))];
   const stop = right.search(SENTENCE_END);
-  return `${ends.length ? left.slice(ends.at(-1)!.index + 1) : left} ${stop < 0 ? right : right.slice(0, stop)}`;
+  return `${sentenceTail(left)} ${stop < 0 ? right : right.slice(0, stop)}`;
 }
 
 function nearestIsCodeWord(left: string): boolean {
