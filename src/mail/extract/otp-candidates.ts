@@ -35,6 +35,12 @@ export function candidatesOf(line: string): Found[] {
     // One group of a longer dashed chain (a gift-card claim code, a licence key) is not a code of its own.
     if (inChain(line, start, end)) continue;
     if (/^[A-Z]{1,4}-\d{4,8}$/.test(text)) continue; // a prefixed number, taken above
+    // A code word glued to its number (PIN5093, OTP482913 where a text rendering lost the space) is the number.
+    const glued = /^(?:PIN|OTP|TAN)(\d{4,8})$/i.exec(text);
+    if (glued) {
+      found.push({ code: glued[1]!, kind: 'digits', start: start + 3, end });
+      continue;
+    }
     if (LOWER.test(text) && (!codeLike(text) || line[start - 1] === '#')) continue; // #3fa9c2 is a colour
     found.push({ code: text, kind: 'alnum', start, end, wordLike: WORD_WITH_NUMBER.test(text) });
   }

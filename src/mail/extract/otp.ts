@@ -19,7 +19,7 @@ import {
 } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 4;
+export const OTP_DETECTOR_VERSION = 5;
 
 export interface OtpInput {
   subject: string;
@@ -118,8 +118,9 @@ export function detectOtp(input: OtpInput): string | null {
 
 // ------------------------------------------------------------------------------------------------ scoring
 
-// A full stop ends a sentence before a capital or at the end, not in an abbreviation (kl. 09:14, z. B.).
-const SENTENCE_END = /[!?。！？]|\.(?=\s*(?:$|\p{Lu}))/u;
+// A full stop ends a sentence before a capital, a letter of a script without case (Korean, Hebrew) or the end;
+// not in an abbreviation (kl. 09:14, z. B.).
+const SENTENCE_END = /[!?。！？]|\.(?=\s*$|\s*\p{Lu}|\s+\p{Lo})/u;
 const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
 
 /** The part of `left` after its last sentence end: the candidate's own sentence so far. */
@@ -186,8 +187,12 @@ function scoreOf(
   )
     score -= 3;
   // A number that annotates a word in brackets is an identifier: (număr client 20931847), (member 40917733).
-  const annotation = /\(([^()]{2,30})\s$/.exec(left)?.[1];
+  // So is one in brackets right after a word: 고객센터(1600-5550), Kundenservice(0800 5550123).
+  const annotation = /\(([^()]{2,30})\s$/.exec(left)?.[1] ?? (/^\)/.test(right) ? /(\p{L}{2,30})\($/u.exec(left)?.[1] : undefined);
   if (annotation && !labelIn(annotation)) score -= 3;
+  // A number under a code word but with a label of its own that names something else (Request number: 661902).
+  const ownLabel = /^\s*([^\d:：]{2,40})[:：]\s*$/.exec(left)?.[1];
+  if (ownLabel && !labelLeft && !CODE_WORDS.test(ownLabel)) score -= 3;
   // Asked to be typed to sign in or confirm, with no word for code at all: "Type Wf8kP2d into the app to confirm
   // this email address".
   const askedFor =

@@ -145,4 +145,29 @@ describe('OTP detector rules', () => {
     expect(text('آپ کا تصدیقی کوڈ 450917 ہے')).toBe('450917');
     expect(text('Ga lambar sirri ta lokaci ɗaya:\n803514')).toBe('803514');
   });
+
+  it('a full stop ends a sentence before a letter of a script without case (v5)', () => {
+    expect(text('비밀번호가 변경되었습니다. 고객센터 1600 5550 으로 연락하세요. 이메일로 인증번호를 요구하지 않습니다.')).toBeNull();
+    expect(text('로그인 인증번호는 483920 입니다. 10분 동안 유효합니다.')).toBe('483920');
+  });
+
+  it('a number in brackets right after a word annotates it (v5)', () => {
+    expect(text('Ruf den Kundendienst(0800 5550) an, falls du keinen Bestätigungscode angefordert hast.')).toBeNull();
+    expect(text('Your security code (483920) expires in 10 minutes.')).toBe('483920');
+  });
+
+  it('a number with a label of its own under a code word is named by that label (v5)', () => {
+    expect(text('Para restablecer tu contraseña, sigue el enlace (válido una hora):\nNúmero de solicitud: 661902')).toBeNull();
+    expect(text('To finish signing in, use this one-time code:\nCode: 661902')).toBe('661902');
+  });
+
+  it('a code word glued to its number is the number: a card PIN stays the card\'s (v5)', () => {
+    expect(text('Gift card RX7M-2Q9K-PL4D PIN5093 valid until 31.12.2026')).toBeNull();
+    expect(text('Your sign-in OTP482913 is valid for 5 minutes.')).toBe('482913');
+  });
+
+  it('a product code in an order is not a code (v5)', () => {
+    expect(text('Comanda nr.: 402219837\n1 x Ghiveci ceramic (cod produs 118-2044) 79,00 lei')).toBeNull();
+    expect(text('Codul tău de confirmare: 118 204')).toBe('118204');
+  });
 });
