@@ -161,7 +161,7 @@ describe('OTP detector rules', () => {
     expect(text('To finish signing in, use this one-time code:\nCode: 661902')).toBe('661902');
   });
 
-  it('a code word glued to its number is the number: a card PIN stays the card\'s (v5)', () => {
+  it("a code word glued to its number is the number: a card PIN stays the card's (v5)", () => {
     expect(text('Gift card RX7M-2Q9K-PL4D PIN5093 valid until 31.12.2026')).toBeNull();
     expect(text('Your sign-in OTP482913 is valid for 5 minutes.')).toBe('482913');
   });
