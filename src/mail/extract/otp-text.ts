@@ -46,6 +46,8 @@ export function normalise(text: string): string {
       .replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
       .replace(/https?:\/\/\S+|www\.\S+|(?<!\S)[^\s@]+@[^\s@]+\.[^\s@]+/gi, ' ')
       .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
+      // One apostrophe for words written with it (n’est plus valide, Uzbek ro’yxat).
+      .replace(/[\u2019\u02BC]/g, "'")
       .replace(/[^\S\n]+/g, ' ')
   );
 }

@@ -3,6 +3,7 @@
 // another kind of code, and words of meetings. Generic language only: never a sender, a brand or a phrase of
 // one corpus.
 // biome-ignore-all format: the word lists read best packed by language, as written
+import { moreWords } from './otp-languages.ts';
 
 // Words that say "here is a code": stems matched inside compounds (Bestätigungscode, verificatiecode, kodu).
 export const CODE_WORDS = words(
@@ -25,6 +26,7 @@ export const CODE_WORDS = words(
   // v4: Catalan, Serbian and Bulgarian Cyrillic
   'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই', 'kóð', 'lykilorð', 'msimbo',
   'tabbatar', 'lambar sirri', 'குறியீ', 'சரிபார்ப்', 'கடவுச்சொல்', 'کوڈ', 'تصدیق', 'კოდ', 'ერთჯერად', 'პაროლ',
+  ...moreWords('code'),
 );
 
 const PROMOTIONS = [
@@ -63,6 +65,7 @@ export const OTHER_WORDS = words(
   'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
   'checkout', 'credit', 'thanh toán', 'پیگیری', 'تتبع', 'شناسه', 'user ?id', 'identifiant', 'identificador', 'идентификатор', 'מזהה',
   ...PROMOTIONS,
+  ...moreWords('other'),
 );
 
 /** Words of promotions: a code word beside them names a discount, whatever verb asks for it. */
@@ -88,6 +91,7 @@ const QUALIFIERS = words(
   'sort\\b', '~sort ?code', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
   'licen[cs]', 'lizenz', 'product key', 'serial', 'seriennummer',
   '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
+  ...moreWords('qualifier'),
 );
 const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
 
@@ -100,6 +104,7 @@ export const ENTRY_WORDS = words(
   'use\\b', 'usa\\b', 'utilise', 'utilice', 'utiliza', 'verwende', 'nutze', 'gebruik', 'użyj', 'используйте', 'kullan', 'använd', 'brug\\b', 'bruk\\b',
   'shigar da', 'உள்ளிடவும்', 'درج کریں', 'შეიყვანეთ', 'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
   'naudok', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
+  ...moreWords('entry'),
 );
 // Capitals right after a code word make it a register's or a form's code (Код ЄДРПОУ, Codice SDI); a code word
 // in a text that is not itself in capitals. The capitals of a one-time code are allowed.
@@ -111,6 +116,7 @@ const NEVER_WORDS = words(
   'never', 'niemals', 'jamais', 'nunca', 'nooit', 'nigdy', 'никогда', 'asla', 'aldrig', 'aldri\\b', 'koskaan', 'nikdy',
   'soha', 'niciodată', 'ποτέ', 'không bao giờ', 'tidak pernah', 'tidak akan pernah', 'ніколи', 'никога', 'nikad', 'nikoli', 'kunagi', 'nekad',
   'niekada', 'לעולם', 'هرگز', 'أبدا', 'कभी नहीं', 'कभी भी', 'ஒருபோதும்', 'کبھی', 'არასდროს', 'ไม่เคย', 'কখনও', '絶対に', '决不', '絕不', '절대',
+  ...moreWords('never'),
 );
 
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
@@ -147,6 +153,7 @@ export const ACCESS_WORDS = words(
   'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
   'pieslēg', 'prisijung', 'התחברות', 'ورود', 'تسجيل الدخول', 'लॉग इन', 'เข้าสู่ระบบ', 'লগ ইন', 'サインイン', '登录', '登入', '로그인',
   'verify', 'confirm', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
+  ...moreWords('access'),
 );
 
 // Month names and their short forms in the languages of Latin and Cyrillic script: "25-27 Juni" is a date.
@@ -169,6 +176,7 @@ export const MEETING_WORDS = words(
   'kokou', 'møde', 'møte', 'sammanträde', 'porada', 'értekezlet', 'megbeszélés', 'ședinț', 'întâlnire', 'σύσκεψ', 'συνάντησ',
   'cuộc họp', 'rapat', 'mesyuarat', 'нарад', 'зустріч', 'среща', 'sastan', 'sestan', 'sanāksm', 'koosolek', 'susitikim', 'stretnut',
   'פגישה', 'جلسه', 'اجتماع', 'बैठक', 'ประชุม', 'মিটিং', 'সভা', '미팅', 'ミーティング', 'reunion\\b', 'vergader',
+  ...moreWords('meeting'),
 );
 
 // A code the message itself says is dead ("The code 274019 … has expired"): not one to enter. Past forms only,
@@ -184,6 +192,7 @@ export const EXPIRED_WORDS = words(
   'закінчився', 'більше не дійсн', 'פג תוקפ', 'منقضی شده', 'انتهت صلاحي', 'समाप्त हो गया', 'หมดอายุแล้ว', 'изтече', 'istekao', 'istekla',
   'je potekla', 'je potekel', 'on aegunud', 'ir beidzies', 'nebegalioja', 'ha caducat', 'ha expirat', 'истекао', 'истекла', 'больше не действ',
   'காலாவதியாகிவிட்ட', 'காலாவதியானது', 'ختم ہو چکا', 'ვადა გაუვიდა', 'ya ƙare', 'geçersiz', 'süresi dolmuş', 'ungültig geworden', 'non è più valido', 'ya no es válido', 'não é mais válido', 'niet meer geldig', 'nie jest już ważny',
+  ...moreWords('expired'),
 );
 
 // The subject of the message, as a body names it when the code is there and nowhere else.
@@ -191,6 +200,7 @@ const SUBJECT_WORDS = words(
   'subject', 'betreff', 'objet', 'asunto', 'assunto', 'oggetto', 'onderwerp', 'temat', 'тем[аеуы](?!\\p{L})', 'konu', 'ämne', 'emne',
   'předmět', 'predmet', 'aihe', 'tárgy', 'subiect', 'θέμα', 'tiêu đề', 'subjek', 'subyek', 'tema', 'teema', 'temats',
   '件名', '主题', '主旨', '標題', '제목', 'נושא', 'موضوع', 'विषय', 'หัวเรื่อง', 'বিষয়', 'efnisl', 'kichwa',
+  ...moreWords('subject'),
 );
 
 /** A code word and a word for the subject within a few words of each other: "enter the code from the subject". */
