@@ -60,8 +60,10 @@ function codeLike(text: string): boolean {
 }
 
 function inChain(line: string, start: number, end: number): boolean {
+  // Groups joined by dashes or dots (a receipt's authentication code: 7F2A.91C0.55DE.30B8).
   return (
-    (line[end] === '-' && /[A-Za-z0-9]/.test(line[end + 1] ?? '')) || (line[start - 1] === '-' && /[A-Za-z0-9]/.test(line[start - 2] ?? ''))
+    (/[-.]/.test(line[end] ?? '') && /[A-Za-z0-9]/.test(line[end + 1] ?? '')) ||
+    (/[-.]/.test(line[start - 1] ?? '') && /[A-Za-z0-9]/.test(line[start - 2] ?? ''))
   );
 }
 

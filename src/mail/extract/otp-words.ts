@@ -13,7 +13,7 @@ export const CODE_WORDS = words(
   '~kod', '~kód', 'weryfikac', 'jednorazow', 'ověřovací', 'doğrulama', 'şifre', 'engångs',
   'код', 'подтвержд', 'проверочн', 'одноразов', 'пароль',
   'κωδικ', 'رمز', 'كود', 'التحقق', 'كلمة المرور', 'لمرة واحدة', 'कोड', 'ओटीपी', 'mã', 'รหัส',
-  'コード', '認証', '確認番号', '暗証番号', 'ワンタイム', 'パスコード', 'ログイン',
+  'コード', '認証', '認證', '认证', '確認番号', '暗証番号', 'ワンタイム', 'パスコード', 'ログイン',
   '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '確認碼', '确认码', '验证', '驗證',
   '인증', '코드', '보안',
   // Languages added with detector v3: Romanian, Malay/Indonesian, Swahili, Croatian/Serbian, Vietnamese,
@@ -88,9 +88,9 @@ const QUALIFIERS = words(
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
   // bank details, gift cards and licences: their codes are not typed in to sign in
-  'sort\\b', '~sort ?code', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
+  'sort\\b', '~sort ?code', 'branch', 'takkod', 'bank ?code', 'ifsc', 'agência', 'sucursal', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
   'licen[cs]', 'lizenz', 'product key', 'serial', 'seriennummer',
-  '~postcode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
+  '~postcode', 'pincode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
   ...moreWords('qualifier'),
 );
 const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
@@ -124,7 +124,8 @@ export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
     // A qualifier before it counts from the verb that asks for it on ("placing order 77, enter this code": no).
     // (The verbs are looked for only when a qualifier is there: most code words have none.)
-    const from = Math.max(0, start - 30, wordsBefore(text, start, 3));
+    // (Chinese and Japanese are written without spaces: there, about three words are eight characters.)
+    const from = Math.max(0, start - (UNSPACED.test(text.slice(Math.max(0, start - 3), start)) ? 8 : 30), wordsBefore(text, start, 3));
     if (NOT_A_LOGIN.test(text.slice(from, end))) {
       const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
       if (verb === from || NOT_A_LOGIN.test(text.slice(verb, end))) continue;
@@ -132,18 +133,25 @@ export function labelIn(text: string): boolean {
     const lead = text.slice(Math.max(0, start - 60), start);
     if (NEVER_WORDS.test(lead.slice(lead.search(/[.!?。！？][^.!?。！？]*$/) + 1))) continue;
     const after = text.slice(end, end + 20);
-    if (
-      NOT_A_LOGIN.test(text.slice(start, end + 20)) &&
-      (!ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start)) || PROMO_WORDS.test(text.slice(start, end + 60)))
-    )
-      continue;
     const word = text.slice(start, end);
+    if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && (!askedFor(text, start, end, word) || PROMO_WORDS.test(text.slice(start, end + 60))))
+      continue;
     // Also an abbreviation among capitals is a name's part (Dear TAN JUN HAO), not a code word.
     const abbreviation = /^(?:TAN|PIN)$/.test(word);
     if (CAPITALS_AFTER.test(after) && !CODE_CAPITALS.test(after) && (word !== word.toUpperCase() || abbreviation)) continue;
     return true;
   }
   return false;
+}
+
+/** A verb of typing asks for the code word: before it, or after it in its sentence where the verb comes last (아래
+ * 인증번호를 예약 변경 화면에 입력해 주세요). */
+function askedFor(text: string, start: number, end: number, word: string): boolean {
+  if (ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start))) return true;
+  if (!VERB_LAST.test(word)) return false;
+  const rest = text.slice(end, end + 30);
+  const stop = rest.search(/[.!?。！？\n]/);
+  return ENTRY_WORDS.test(stop < 0 ? rest : rest.slice(0, stop));
 }
 
 // Words of signing in and confirming: a subject that holds nothing but a code and these is a code's subject.
@@ -182,7 +190,7 @@ export const MEETING_WORDS = words(
 // A code the message itself says is dead ("The code 274019 … has expired"): not one to enter. Past forms only,
 // so that "expires in 10 minutes" does not count.
 export const EXPIRED_WORDS = words(
-  'has expired', 'have expired', 'is expired', 'expired and', 'no longer valid', 'no longer be used', 'is invalid',
+  'ha(?:s|ve) (?:now |already )?expired', 'is expired', 'expired and', 'no longer valid', 'no longer be used', 'is invalid',
   'abgelaufen', 'nicht mehr gültig', 'a expiré', 'est expiré', "n'est plus valide", 'ha caducado', 'ha expirado', 'caducó', 'expiró',
   'expirou', 'está expirado', 'è scaduto', 'è scaduta', 'is verlopen', 'wygasł', 'истёк', 'истек', 'süresi doldu', 'vypršel',
   '期限切れ', '有効期限が切れ', '已过期', '已過期', '已失效', '만료되었',
@@ -211,6 +219,8 @@ export function pointsAtSubject(body: string | null): boolean {
 }
 
 const LETTER = /\p{L}/u;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const VERB_LAST = /[\p{Script=Hangul}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 interface Words {
   test(text: string): boolean;

@@ -33,6 +33,13 @@ interface Candidate {
   score: number;
 }
 
+/** A part of the message read on its own; `heading` is the message's subject, whichever part this is. */
+interface Segment {
+  text: string;
+  subject: boolean;
+  heading: string;
+}
+
 const THRESHOLD = 3;
 const SURE = 5;
 
@@ -43,12 +50,12 @@ export function detectOtp(input: OtpInput): string | null {
   // Cheapest first: the subject, the text part, and only then the HTML turned into text (the costly step,
   // skipped when a part already gave a sure code, or when the HTML holds no code word, not even one hidden
   // behind an entity such as c&oacute;digo).
-  const segments: (() => { text: string; subject: boolean } | undefined)[] = [
-    () => ({ text: normalise(input.subject), subject: true }),
-    () => (input.text ? { text: normalise(input.text), subject: false } : undefined),
+  const segments: (() => Segment | undefined)[] = [
+    () => ({ text: normalise(input.subject), subject: true, heading: input.subject }),
+    () => (input.text ? { text: normalise(input.text), subject: false, heading: input.subject } : undefined),
     () =>
       input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html))
-        ? { text: normalise(htmlText(input.html)), subject: false }
+        ? { text: normalise(htmlText(input.html)), subject: false, heading: input.subject }
         : undefined,
   ];
 
@@ -129,7 +136,8 @@ function sentenceTail(left: string): string {
   for (const m of left.matchAll(SENTENCE_ENDS)) start = m.index + 1;
   return left.slice(start);
 }
-const CARD_NUMBER = /(?<!\d)\d{4}(?:[ -]?\d{4}){2,3}(?!\d)|(?<!\d)\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
+// Groups of four set apart by one kind of separator, or 13–19 digits; not a reference such as 20250819-3317.
+const CARD_NUMBER = /(?<!\d)\d{4}([ -])\d{4}(?:\1\d{4}){1,2}(?!\d)|(?<!\d)\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
 const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{L}])/iu;
 // Capitals right before a number name what it is (NIS 20231047, KRS 0000123456), unless they name a code.
 const ABBREVIATION = /(?:^|[^\p{L}])(\p{Lu}{2,6})\s?$/u;
@@ -149,7 +157,7 @@ function scoreOf(
   line: string,
   { before, next }: { before: string; next: string },
   label: { above: boolean; below: boolean; leadsIn: boolean },
-  segment: { text: string; subject: boolean },
+  segment: Segment,
 ): number {
   const subject = segment.subject;
   const left = line.slice(Math.max(0, found.start - 80), found.start);
@@ -215,7 +223,8 @@ function scoreOf(
   if (/,\s(?:[A-Z]{2}-)?$/.test(left) && (found.kind === 'prefixed' || /^\s\p{Lu}\p{Ll}/u.test(right))) score -= 5;
   // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
   if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-15))) score -= 3;
-  if (found.kind === 'digits' && found.code.length === 6) score += 1;
+  // Six digits, the commonest length of a one-time code, however they are grouped (739 205).
+  if (found.kind !== 'prefixed' && found.kind !== 'alnum' && found.code.length === 6) score += 1;
   if (found.kind === 'prefixed') score += 1;
   if (found.kind === 'alnum') {
     // Letter-and-digit codes need the word right beside them, and not a word that looks like one (SAVE20).
@@ -233,9 +242,12 @@ function scoreOf(
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
     if (found.wordLike && !setUnder) score -= 10;
-    // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2) or of a year (tet2025vn): chosen to
+    // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2; the subject's sale: SALE1111) or of a year (tet2025vn): chosen to
     // be remembered, as referral and promotion codes are; generated codes are not.
-    if (spellsWord(found.code, segment.text) || (/(?:19|20)\d\d/.test(found.code) && (found.code.match(/[A-Za-z]/g) ?? []).length >= 3))
+    if (
+      spellsWord(found.code, `${segment.text}\n${segment.heading}`) ||
+      (/(?:19|20)\d\d/.test(found.code) && (found.code.match(/[A-Za-z]/g) ?? []).length >= 3)
+    )
       score -= 4;
   }
   return score;

@@ -170,4 +170,36 @@ describe('OTP detector rules', () => {
     expect(text('Comanda nr.: 402219837\n1 x Ghiveci ceramic (cod produs 118-2044) 79,00 lei')).toBeNull();
     expect(text('Codul tău de confirmare: 118 204')).toBe('118204');
   });
+  it('code words of more languages, from a list of 69 (v5)', () => {
+    expect(text('Kóòdù ìjẹ́rìísí rẹ ni:\n830 666')).toBe('830666');
+    expect(text('សូមបញ្ចូលលេខកូដខាងក្រោម ដើម្បីផ្ទៀងផ្ទាត់គណនីរបស់អ្នក៖\n880453')).toBe('880453');
+    expect(text('請輸入以下認證碼完成電子郵件認證：\n275640')).toBe('275640');
+    expect(text('هغه کوډ چې تاسو ته لیږل شوی و (419230) اوس د اعتبار وړ نه دی')).toBeNull();
+  });
+
+  it('bank branch codes and Indian PIN codes are not one-time codes; six digits in groups count as six (v5)', () => {
+    expect(text('Banking details\nAccount no.: 62841937715\nBranch code: 250655\nReference: INV-2025-0871')).toBeNull();
+    expect(text('Rekeningnommer: 62004417792\nTakkode: 250655')).toBeNull();
+    expect(text('Your one-time password (OTP) to sign in is 739 205.\nYour order ships today to pin code 560034.')).toBe('739205');
+  });
+
+  it('a code spelling a word of the subject, and a chain of dotted groups, are not one-time codes (v5)', () => {
+    expect(text('Nhập mã bên dưới khi thanh toán:\nSALE1111', '11.11 siêu sale')).toBeNull();
+    expect(text('Comprovante Pix\nAutenticação: 7F2A.91C0.55DE.30B8')).toBeNull();
+    expect(text('That code, 905 650, was not used within 15 minutes and has now expired.')).toBeNull();
+  });
+
+  it('a reference of digits in two groups is not a card number that owns the PIN under it (v5)', () => {
+    expect(text('You are paying S$ 58.40 (merchant ref 20250819-3317). Key in this one-time PIN on the payment page:\n7 2 9 0 5 3')).toBe(
+      '729053',
+    );
+    expect(text('Gift card 6034 9127 5582 1046\nPIN:\n8 8 2 1 5 0')).toBeNull();
+  });
+
+  it('Chinese and Japanese qualifiers are read within a few characters; Korean verbs come after the code word (v5)', () => {
+    expect(text('您正在绑定尾号8830的银行卡，验证码为：384721，5分钟内有效')).toBe('384721');
+    expect(text('出装修理预约的优惠码：384721')).toBeNull();
+    expect(text('아래 인증번호를 예약 변경 화면에 입력해 주세요.\n581-364')).toBe('581364');
+    expect(text('예약 번호를 확인하세요.\n581-364')).toBeNull();
+  });
 });
