@@ -242,8 +242,8 @@ function scoreOf(
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
     if (found.wordLike && !setUnder) score -= 10;
-    // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2; the subject's sale: SALE1111) or of a year (tet2025vn): chosen to
-    // be remembered, as referral and promotion codes are; generated codes are not.
+    // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2; the subject's sale: SALE1111) or of a
+    // year (tet2025vn): chosen to be remembered, as referral and promotion codes are; generated codes are not.
     if (
       spellsWord(found.code, `${segment.text}\n${segment.heading}`) ||
       (/(?:19|20)\d\d/.test(found.code) && (found.code.match(/[A-Za-z]/g) ?? []).length >= 3)
