@@ -224,7 +224,7 @@ function scoreOf(
   // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
   if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-15))) score -= 3;
   // Six digits, the commonest length of a one-time code, however they are grouped (739 205).
-  if (found.kind !== 'prefixed' && found.kind !== 'alnum' && found.code.length === 6) score += 1;
+  if ((found.kind === 'digits' || found.kind === 'split') && found.code.length === 6) score += 1;
   if (found.kind === 'prefixed') score += 1;
   if (found.kind === 'alnum') {
     // Letter-and-digit codes need the word right beside them, and not a word that looks like one (SAVE20).
