@@ -62,7 +62,8 @@ export const OTHER_WORDS = words(
   // money
   'total', 'amount', 'price', 'betrag', 'summe', 'preis', 'montant', 'prix', 'importe', 'precio', 'valor', 'prezzo', 'importo', 'bedrag', 'prijs', 'kwota', 'cena', 'сумм', 'цена', 'tutar', 'fiyat', '金額', '金额', '价格', '금액', '가격',
   // phones and places
-  'phone(?=\\s*(?:numb|no\\b|[:+(\\d]))', 'customer (?:service|care|support)', 'service client', 'kundenservice', 'servicio al cliente', 'atención al cliente', '고객센터', '客服', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp',
+  'phone(?=\\s*(?:numb|no\\b|[:+(\\d]))', 'customer (?:service|care|support)', 'service client', 'kundenservice', 'servicio al cliente', 'atención al cliente', '고객센터', '客服', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp', 'call\\b', 'ring us', 'rufen sie', 'appelez', 'llame', 'ligue', 'chiami', 'bel ons', 'zadzwoń', 'позвоните', 'зателефонуйте', 'arayın', 'اتصل', 'تماس بگیرید', 'कॉल', 'โทร', '致电', '致電',
+  'pin ?कोड', 'पिन ?कोड', 'डिलीवरी', 'догов', 'платеж',
   'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
   'checkout', 'credit', 'thanh toán', 'پیگیری', 'تتبع', 'شناسه', 'user ?id', 'identifiant', 'identificador', 'идентификатор', 'מזהה',
   ...PROMOTIONS,
@@ -83,7 +84,7 @@ const QUALIFIERS = words(
   'darilo', 'kinkekaart', 'dāvan', 'dovan', 'מתנה', 'هدیه', 'هدية', 'उपहार', 'ของขวัญ', 'উপহার', 'ギフト', '礼品', '禮品', '선물', '기프트',
   'product', 'produkt', 'produit', 'producto', 'prodotto', 'produs', 'produto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
   'version', 'versio', 'verze', 'wersj', 'верси', 'sürüm', 'build\\b',
-  'appointment', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
+  'appointment', 'programare', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',

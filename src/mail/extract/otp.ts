@@ -16,6 +16,7 @@ import {
   MONTH_AFTER,
   OTHER_WORDS,
   pointsAtSubject,
+  PROMO_WORDS,
 } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
@@ -99,7 +100,11 @@ export function detectOtp(input: OtpInput): string | null {
       const labelAbove = subjectNamed(line) || above.some(hasCodeWord);
       // For a candidate among other words, the label must lead into it: at the end of the line above ("…your
       // password, PIN or OTP" over a footer's postcode does not).
-      const leadsIn = subjectNamed(line) || (above.length > 0 && hasCodeWord(above.at(-1)!) && labelIn(lines[above.at(-1)!]!.slice(-50)));
+      // A line above that ends a sentence leads into nothing ("…change your password and sign out." over a footer).
+      const last = above.at(-1);
+      const leadsIn =
+        subjectNamed(line) ||
+        (last !== undefined && hasCodeWord(last) && !SENTENCE_CLOSED.test(lines[last]!) && labelIn(lines[last]!.slice(-50)));
       // A label above that names another kind of code (your invite code:) decides for a code set under it.
       const otherAbove = !labelAbove && above.some((k) => CODE_WORDS.test(lines[k]!));
       // And the next non-empty line ("This code expires in 10 minutes" under the code).
@@ -127,8 +132,9 @@ export function detectOtp(input: OtpInput): string | null {
 
 // A full stop ends a sentence before a capital, a letter of a script without case (Korean, Hebrew) or the end;
 // not in an abbreviation (kl. 09:14, z. B.).
-const SENTENCE_END = /[!?。！？]|\.(?=\s*$|\s*\p{Lu}|\s+\p{Lo})/u;
+const SENTENCE_END = /[!?。！？।۔؟።။]|\.(?=\s*$|\s*\p{Lu}|\s+\p{Lo})/u;
 const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
+const SENTENCE_CLOSED = /[.!?。！？।۔؟።။]\s*$/u;
 
 /** The part of `left` after its last sentence end: the candidate's own sentence so far. */
 function sentenceTail(left: string): string {
@@ -212,7 +218,14 @@ function scoreOf(
   // A phone number after its area code in brackets: (305) 555-0128.
   if (/\(\d{2,5}\)\s?$/.test(left)) score -= 5;
   const abbreviation = ABBREVIATION.exec(left)?.[1];
-  if (found.kind !== 'alnum' && abbreviation && !CODE_ABBREVIATIONS.test(abbreviation) && /\p{Ll}/u.test(left.slice(-40))) score -= 3;
+  // In a line of capitals only short ones count: a flight (CP 3418 LIS → OTP), not a label (YOUR CODE 4821).
+  if (
+    found.kind !== 'alnum' &&
+    abbreviation &&
+    !CODE_ABBREVIATIONS.test(abbreviation) &&
+    (/\p{Ll}/u.test(left.slice(-40)) || (abbreviation.length <= 3 && !CODE_WORDS.test(abbreviation)))
+  )
+    score -= 3;
   // A range of days before a month: 25-27 Juni.
   if (found.kind === 'split' && found.code.length <= 4 && MONTH_AFTER.test(right)) score -= 5;
   if (saysExpired(left, line.slice(found.end, found.end + 200), next)) score -= 6;
@@ -241,7 +254,12 @@ function scoreOf(
       askedFor;
     if (!labelled) score -= 3;
     if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
-    if (found.wordLike && !setUnder) score -= 10;
+    // A word with a number is a code set apart under its label, or asked to be typed right after its code word
+    // ("introduza o código bupd38 na app"); under words of a promotion it is the promotion's (welcome10).
+    if (found.wordLike) {
+      const typed = ENTRY_WORDS.test(`${before} ${left}`.slice(-45)) && labelIn(left.slice(-25));
+      if (PROMO_WORDS.test(`${before}\n${line}`) || !(setUnder || typed)) score -= 10;
+    }
     // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2; the subject's sale: SALE1111) or of a
     // year (tet2025vn): chosen to be remembered, as referral and promotion codes are; generated codes are not.
     if (

@@ -202,4 +202,24 @@ describe('OTP detector rules', () => {
     expect(text('아래 인증번호를 예약 변경 화면에 입력해 주세요.\n581-364')).toBe('581364');
     expect(text('예약 번호를 확인하세요.\n581-364')).toBeNull();
   });
+  it('a word with a number is a promotion under words of a promotion, a code when typed right after its code word (v5)', () => {
+    expect(text('Na sua primeira encomenda tem 10% de desconto. Basta usar o código\nwelcome10')).toBeNull();
+    expect(text('Para confirmar que é mesmo a titular, introduza o\ncódigo bupd38 na app, em Conta > eSIM.')).toBe('bupd38');
+  });
+
+  it('numbers of flights, contracts, postcodes, appointments and phones beside code words (v5)', () => {
+    expect(text('CP 3417 OTP → LIS 02.08.2025 06:15\nCP 3418 LIS → OTP 09.08.2025 09:40')).toBeNull();
+    expect(text('YOUR VERIFICATION CODE 482913')).toBe('482913');
+    expect(text('डिलीवरी पता: फ्लैट 304, बाणेर रोड, पुणे, PIN कोड 411045')).toBeNull();
+    expect(text("07.06 Єдиний податок, код платежу 101 -4 237,00\n10.06 Оплата послуг зв'язку, договір 552017 -681,45")).toBeNull();
+    expect(text('Codul tău de conectare este Vb3nQ7x.\nUrmătoarea programare: 24.06.2025 (cod programare P-118820).')).toBe('Vb3nQ7x');
+    expect(text('إذا لم تكن أنت، اتصل بنا فوراً على 4455 5019 ولا تشارك أي رمز تحقق يصلك مع أي شخص.')).toBeNull();
+  });
+
+  it('a line above that ends its sentence does not lead into the next line (v5)', () => {
+    expect(
+      text('अगर यह आप नहीं थीं, तो तुरंत अपना पासवर्ड बदलें और सभी डिवाइस से लॉग आउट करें।\nChitraBox Media Pvt. Ltd., अंधेरी ईस्ट, मुंबई 400069'),
+    ).toBeNull();
+    expect(text('Confirm your sign-in with the code\n482913 within 10 minutes, Maria.')).toBe('482913');
+  });
 });
