@@ -95,6 +95,8 @@ function numberCandidates(run: string, start: number, line: string): Found[] {
   const groups = run.split(/[ -]/);
   const prefixed = /(?:^|[^\p{L}])[A-Z]{1,4}-$/u.test(line.slice(Math.max(0, start - 6), start));
   if (prefixed && /[#№][A-Z]{1,4}-$/.test(line.slice(Math.max(0, start - 6), start))) return []; // #SR-58213: a ticket
+  // Groups after a letter prefix and a dash are an identifier: DOC-2568-0419, INV-2025-0871.
+  if (prefixed && groups.length > 1 && run.includes('-')) return [];
   if (groups.length === 1) {
     if (digits.length < 4 || digits.length > 8) return [];
     return [{ code: digits, kind: prefixed ? 'prefixed' : 'digits', start, end }];

@@ -47,11 +47,11 @@ export const OTHER_WORDS = words(
   'customer (?:number|no|id)', 'kundennummer', 'kunden-?nr', 'numéro (?:de )?client', 'n° client', 'número de cliente', 'numero cliente', 'klantnummer', 'numer klienta',
   'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
   'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
-  'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
+  'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervăr', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
   'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum', 'ჯავშ',
   'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж', 'registrikood', 'reg\\. ?(?:nr|no)', 'y-tunnus', 'ičo\\b', 'kmkr', 'cui\\b',
   'nif\\b', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
-  'iban', 'bic', 'swift', 'card ending', 'endet auf', 'ending in', 'ending with', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
+  'iban', 'bic', 'swift', 'card ending', 'endet auf', 'end(?:s|ed|ing) (?:in|with)', 'mobile (?:number|no)', 'number on file', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
   'terminando', 'che termina', 'eindigend op', 'kończąc', 'оканчивающ', 'заканчивающ', 'končící', 'slutter på', 'slutar på', 'päättyy', 'végződ',
   'se termină', 'λήγει', 'kết thúc bằng', 'berakhiran', 'закінчується', 'המסתיים', 'ลงท้าย', '末尾', '尾号', '尾號', '끝자리',
   'member', 'mitglied', 'membre', 'miembro', 'socio\\b', 'członk', 'участник', 'üye', 'medlem', 'jäsen',
@@ -82,9 +82,10 @@ const QUALIFIERS = words(
   'indica[çc]', 'indique', 'destinat', 'recipient', 'polec', 'referid', 'bevált', 'įmok', 'mokėjim',
   'ajándék', 'dárkov', 'darčekov', 'lahja', 'presentkort', 'gavekort', 'cadou', 'δώρο', 'quà tặng', 'hadiah', 'подаруно', 'подарък', 'poklon',
   'darilo', 'kinkekaart', 'dāvan', 'dovan', 'מתנה', 'هدیه', 'هدية', 'उपहार', 'ของขวัญ', 'উপহার', 'ギフト', '礼品', '禮品', '선물', '기프트',
-  'product', 'produkt', 'produit', 'producto', 'prodotto', 'produs', 'produto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
+  'product', 'zbož', 'produkt', 'produit', 'producto', 'prodotto', 'produs', 'produto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
   'version', 'versio', 'verze', 'wersj', 'верси', 'sürüm', 'build\\b',
   'appointment', 'programare', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
+  'cost\\b', 'filiale', 'sucursal', 'oddział', 'pobočk', 'शाखा', 'শাখা', 'สาขา', '支店', '支行', '지점', '교환', '상품권',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
@@ -127,7 +128,9 @@ export function labelIn(text: string): boolean {
     // A qualifier before it counts from the verb that asks for it on ("placing order 77, enter this code": no).
     // (The verbs are looked for only when a qualifier is there: most code words have none.)
     // (Chinese and Japanese are written without spaces: there, about three words are eight characters.)
-    const from = Math.max(0, start - (UNSPACED.test(text.slice(Math.max(0, start - 3), start)) ? 8 : 30), wordsBefore(text, start, 3));
+    // Nor across a comma or a sentence's end ("Dear Customer, your OTP for …").
+    const near = Math.max(0, start - (UNSPACED.test(text.slice(Math.max(0, start - 3), start)) ? 8 : 30), wordsBefore(text, start, 3));
+    const from = near + 1 + Math.max(-1, ...[...text.slice(near, start).matchAll(/[,;.!?，。]/g)].map((m) => m.index));
     if (NOT_A_LOGIN.test(text.slice(from, end))) {
       const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
       if (verb === from || NOT_A_LOGIN.test(text.slice(verb, end))) continue;
@@ -136,6 +139,8 @@ export function labelIn(text: string): boolean {
     if (NEVER_WORDS.test(lead.slice(lead.search(/[.!?。！？][^.!?。！？]*$/) + 1))) continue;
     const after = text.slice(end, end + 20);
     const word = text.slice(start, end);
+    // "Change your password": the password itself, not a code sent for it.
+    if (PASSWORD_WORDS.test(word) && CHANGE_WORDS.test(text.slice(from, start))) continue;
     if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && (!askedFor(text, start, end, word) || PROMO_WORDS.test(text.slice(start, end + 60))))
       continue;
     // Also an abbreviation among capitals is a name's part (Dear TAN JUN HAO), not a code word.
@@ -146,10 +151,21 @@ export function labelIn(text: string): boolean {
   return false;
 }
 
+const PASSWORD_WORDS = words(
+  'password', 'passwort', 'kennwort', 'mot de passe', 'contraseña', 'senha', 'пароль', 'парол', 'hasł', 'şifre', 'סיסמ', 'modpas',
+  'wachtwoord', 'heslo', 'jelszó', 'parol', 'lozink', 'salasana', 'adgangskode', 'passord', 'lösenord', 'mật khẩu', 'kata sandi',
+  'पासवर्ड', 'รหัสผ่าน', '密码', '密碼', 'パスワード', '비밀번호', 'كلمة المرور', 'رمز عبور',
+);
+const CHANGE_WORDS = words(
+  'chang', 'reset', 'änder', 'zurücksetz', 'réinitialis', 'cambi', 'restablec', 'alter', 'redefin', 'reimpost', 'wijzig', 'zmień',
+  'смен', 'измен', 'сброс', 'değiştir', 'sıfırla', 'chanje', 'החלף', 'איפוס', 'تغيير', 'إعادة تعيين', 'تغییر', 'बदल', 'เปลี่ยน', '更改',
+  '修改', '重置',
+);
+
 /** A verb of typing asks for the code word: before it, or after it in its sentence where the verb comes last (아래
  * 인증번호를 예약 변경 화면에 입력해 주세요). */
 function askedFor(text: string, start: number, end: number, word: string): boolean {
-  if (ENTRY_WORDS.test(text.slice(Math.max(0, start - 20), start))) return true;
+  if (ENTRY_WORDS.test(text.slice(Math.max(0, start - 30), start))) return true;
   if (!VERB_LAST.test(word)) return false;
   const rest = text.slice(end, end + 30);
   const stop = rest.search(/[.!?。！？\n]/);

@@ -1,23 +1,13 @@
 // The one-time code of a message, or none. Candidates are the shapes codes take (4–8 digits, digits in 2–4
 // groups split by one space or dash, single digits spaced apart as in table cells, a letter prefix such as
-// `G-123456`, letter-and-digit codes); each is scored by the words around it — code words in many
+// `G-123456`, letter-and-digit codes); each is scored (otp-score.ts) by the words around it — code words in many
 // languages raise it, words of orders, invoices, shipping, money, phones, places, meetings and promotions lower
 // it — and by what touches it (currency, decimals, dates, times). The best candidate at or above the threshold
 // wins. No rule names a sender or a brand: only the language of codes.
 import { htmlText, normalise } from './otp-text.ts';
-import { candidatesOf, type Found, isAlone, joinStackedDigits } from './otp-candidates.ts';
-import {
-  ACCESS_WORDS,
-  CODE_WORDS,
-  ENTRY_WORDS,
-  EXPIRED_WORDS,
-  labelIn,
-  MEETING_WORDS,
-  MONTH_AFTER,
-  OTHER_WORDS,
-  pointsAtSubject,
-  PROMO_WORDS,
-} from './otp-words.ts';
+import { candidatesOf, joinStackedDigits } from './otp-candidates.ts';
+import { scoreOf, type Segment } from './otp-score.ts';
+import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
 export const OTP_DETECTOR_VERSION = 5;
@@ -34,17 +24,12 @@ interface Candidate {
   score: number;
 }
 
-/** A part of the message read on its own; `heading` is the message's subject, whichever part this is. */
-interface Segment {
-  text: string;
-  subject: boolean;
-  heading: string;
-}
-
 const THRESHOLD = 3;
 const SURE = 5;
 
 const DIGIT = /\d/;
+// A line that ends a sentence (it leads into nothing below it).
+const SENTENCE_CLOSED = /[.!?。！？।۔؟።။]\s*$/u;
 const ENTITY = /&(?:#\d|#x[0-9a-f]|[a-z]+;)/i;
 
 export function detectOtp(input: OtpInput): string | null {
@@ -126,171 +111,4 @@ export function detectOtp(input: OtpInput): string | null {
     });
   }
   return best?.code ?? null;
-}
-
-// ------------------------------------------------------------------------------------------------ scoring
-
-// A full stop ends a sentence before a capital, a letter of a script without case (Korean, Hebrew) or the end;
-// not in an abbreviation (kl. 09:14, z. B.).
-const SENTENCE_END = /[!?。！？।۔؟።။]|\.(?=\s*$|\s*\p{Lu}|\s+\p{Lo})/u;
-const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
-const SENTENCE_CLOSED = /[.!?。！？।۔؟።။]\s*$/u;
-
-/** The part of `left` after its last sentence end: the candidate's own sentence so far. */
-function sentenceTail(left: string): string {
-  let start = 0;
-  for (const m of left.matchAll(SENTENCE_ENDS)) start = m.index + 1;
-  return left.slice(start);
-}
-// Groups of four set apart by one kind of separator, or 13–19 digits; not a reference such as 20250819-3317.
-const CARD_NUMBER = /(?<!\d)\d{4}([ -])\d{4}(?:\1\d{4}){1,2}(?!\d)|(?<!\d)\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
-const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{L}])/iu;
-// Capitals right before a number name what it is (NIS 20231047, KRS 0000123456), unless they name a code.
-const ABBREVIATION = /(?:^|[^\p{L}])(\p{Lu}{2,6})\s?$/u;
-const CODE_ABBREVIATIONS = /^(?:OTP|PIN|TAN|SMS|MFA|TOTP)$/;
-// "If the code has expired, ask for a new one" says nothing about the code beside it.
-const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|jeśli|если|якщо)(?![\p{L}])|如果|もし|만약/iu;
-
-/** The sentence around a candidate says it has expired (and is not a condition). */
-function saysExpired(left: string, right: string, next: string): boolean {
-  // A sentence may go on to the next line of a text part.
-  const sentence = sentenceOf(left, `${right} ${next}`);
-  return EXPIRED_WORDS.test(sentence) && !CONDITIONAL.test(sentence);
-}
-
-function scoreOf(
-  found: Found,
-  line: string,
-  { before, next }: { before: string; next: string },
-  label: { above: boolean; below: boolean; leadsIn: boolean },
-  segment: Segment,
-): number {
-  const subject = segment.subject;
-  const left = line.slice(Math.max(0, found.start - 80), found.start);
-  const right = line.slice(found.end, found.end + 60);
-  const alone = isAlone(line, found);
-  let score = 0;
-  // The label must be in the candidate's own sentence ("Your code is inside. Member 40917733." names no code).
-  const labelLeft = labelIn(sentenceTail(left));
-  // A label after it, in its own sentence; or in the next when a verb of typing stands before the candidate
-  // ("Enter 3fkR9wz on the confirmation screen. The code is case-sensitive").
-  const stop = right.search(SENTENCE_END);
-  const entered = ENTRY_WORDS.test(left.slice(-20));
-  const labelRight = !labelLeft && labelIn(stop < 0 || entered ? right : right.slice(0, stop));
-  if (labelLeft) score += 4;
-  else if (labelRight) score += 3;
-  else if (label.above && (alone || label.leadsIn)) score += alone ? 4 : 2;
-  else if (label.below && alone) score += 3;
-  // Other things nearby: on the line itself it weighs most. A code set apart under its label is judged by the
-  // label, not by what else the lines around it mention.
-  // When the label follows the code ("3000 e-books … with code X"), the whole rest of the line is its context.
-  // A subject is short: all of it is the code's context.
-  // A subject is short: all of it is the code's context, but for the sender's tag in brackets at its start.
-  const context = subject ? `${left.replace(/^\s*\[[^\]]*\]/, '')} ${right}` : `${left.slice(-50)} ${right.slice(0, labelRight ? 60 : 20)}`;
-  // The nearest word names a number: a code word right before it outweighs an order further left (예약 변경을 위한
-  // 인증번호는 [4015]).
-  const nearer = !subject && labelLeft && nearestIsCodeWord(left.slice(-50));
-  if (OTHER_WORDS.test(nearer ? right.slice(0, labelRight ? 60 : 20) : context)) score -= 5;
-  // Letter-and-digit codes under an order's or a booking's lines are its references (a PNR, a confirmation code).
-  // Unless the text asks for it to be typed ("saisissez le code k3v9xm").
-  else if (
-    !alone &&
-    !entered &&
-    OTHER_WORDS.test(before.slice(-80)) &&
-    (!labelLeft || (found.kind === 'alnum' && !ENTRY_WORDS.test(left.slice(-30))))
-  )
-    score -= 3;
-  // A number that annotates a word in brackets is an identifier: (număr client 20931847), (member 40917733).
-  // So is one in brackets right after a word: 고객센터(1600-5550), Kundenservice(0800 5550123).
-  const annotation = /\(([^()]{2,30})\s$/.exec(left)?.[1] ?? (/^\)/.test(right) ? /(\p{L}{2,30})\($/u.exec(left)?.[1] : undefined);
-  if (annotation && !labelIn(annotation)) score -= 3;
-  // A number under a code word but with a label of its own that names something else (Request number: 661902).
-  const ownLabel = /^\s*([^\d:：]{2,40})[:：]\s*$/.exec(left)?.[1];
-  if (ownLabel && !labelLeft && !CODE_WORDS.test(ownLabel)) score -= 3;
-  // Asked to be typed to sign in or confirm, with no word for code at all: "Type Wf8kP2d into the app to confirm
-  // this email address".
-  const askedFor =
-    entered && !labelLeft && !labelRight && ACCESS_WORDS.test(sentenceOf(left, right)) && !found.wordLike && found.code.length >= 6;
-  if (askedFor) score += 3;
-  if (subject) score += 1;
-  // A subject that is a code and words of signing in ("[Brand] 381 264 - sign in").
-  if (subject && setApart(left, right) && ACCESS_WORDS.test(line)) score += 2;
-  // A phone number after its area code in brackets: (305) 555-0128.
-  if (/\(\d{2,5}\)\s?$/.test(left)) score -= 5;
-  const abbreviation = ABBREVIATION.exec(left)?.[1];
-  // In a line of capitals only short ones count: a flight (CP 3418 LIS → OTP), not a label (YOUR CODE 4821).
-  if (
-    found.kind !== 'alnum' &&
-    abbreviation &&
-    !CODE_ABBREVIATIONS.test(abbreviation) &&
-    (/\p{Ll}/u.test(left.slice(-40)) || (abbreviation.length <= 3 && !CODE_WORDS.test(abbreviation)))
-  )
-    score -= 3;
-  // A range of days before a month: 25-27 Juni.
-  if (found.kind === 'split' && found.code.length <= 4 && MONTH_AFTER.test(right)) score -= 5;
-  if (saysExpired(left, line.slice(found.end, found.end + 200), next)) score -= 6;
-  // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards).
-  const pin = PIN.test(left.slice(-25)) || (alone && PIN.test(before.slice(-25)));
-  if (pin && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
-  // A postcode between an address and its town: "ul. Składowa 12, 61-897 Poznań", "Rīga, LV-1010".
-  if (/,\s(?:[A-Z]{2}-)?$/.test(left) && (found.kind === 'prefixed' || /^\s\p{Lu}\p{Ll}/u.test(right))) score -= 5;
-  // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
-  if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-15))) score -= 3;
-  // Six digits, the commonest length of a one-time code, however they are grouped (739 205).
-  if ((found.kind === 'digits' || found.kind === 'split') && found.code.length === 6) score += 1;
-  if (found.kind === 'prefixed') score += 1;
-  if (found.kind === 'alnum') {
-    // Letter-and-digit codes need the word right beside them, and not a word that looks like one (SAVE20).
-    // A code named from the body (subject) counts as set apart under its label.
-    // A lower-case one only with the word before it, unless it starts the line ("x7kq2m is your code"): a hash or
-    // an ID in a sentence about codes ("commit a3f9c21 fixes the login code page") is not one.
-    const lower = !/[A-Z]/.test(found.code);
-    const setUnder = (alone || (subject && label.above)) && (label.above || label.below);
-    const labelled =
-      labelIn(left.slice(-40)) ||
-      ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) ||
-      setUnder ||
-      (entered && labelRight) ||
-      askedFor;
-    if (!labelled) score -= 3;
-    if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
-    // A word with a number is a code set apart under its label, or asked to be typed right after its code word
-    // ("introduza o código bupd38 na app"); under words of a promotion it is the promotion's (welcome10).
-    if (found.wordLike) {
-      const typed = ENTRY_WORDS.test(`${before} ${left}`.slice(-45)) && labelIn(left.slice(-25));
-      if (PROMO_WORDS.test(`${before}\n${line}`) || !(setUnder || typed)) score -= 10;
-    }
-    // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2; the subject's sale: SALE1111) or of a
-    // year (tet2025vn): chosen to be remembered, as referral and promotion codes are; generated codes are not.
-    if (
-      spellsWord(found.code, `${segment.text}\n${segment.heading}`) ||
-      (/(?:19|20)\d\d/.test(found.code) && (found.code.match(/[A-Za-z]/g) ?? []).length >= 3)
-    )
-      score -= 4;
-  }
-  return score;
-}
-
-/** Nothing but separators between the candidate and either end of its line: `[Brand] 381 264 - sign in`. */
-function setApart(left: string, right: string): boolean {
-  return /(?:^|[\]:|\-–—])\s*$/.test(left) && /^\s*(?:$|[:|\-–—(])/.test(right);
-}
-
-function spellsWord(code: string, text: string): boolean {
-  const runs = code.match(/[A-Za-z]{4,}/g);
-  if (!runs) return false;
-  const rest = text.replaceAll(code, ' ');
-  // The start of a word will do: VALEN7K2 for Valentina.
-  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}`, 'iu').test(rest));
-}
-
-function sentenceOf(left: string, right: string): string {
-  const stop = right.search(SENTENCE_END);
-  return `${sentenceTail(left)} ${stop < 0 ? right : right.slice(0, stop)}`;
-}
-
-function nearestIsCodeWord(left: string): boolean {
-  const code = Math.max(-1, ...CODE_WORDS.find(left).map(([, end]) => end));
-  const other = Math.max(-1, ...OTHER_WORDS.find(left).map(([, end]) => end));
-  return code > other;
 }

@@ -222,4 +222,27 @@ describe('OTP detector rules', () => {
     ).toBeNull();
     expect(text('Confirm your sign-in with the code\n482913 within 10 minutes, Maria.')).toBe('482913');
   });
+  it('forwarded, relayed and legacy mail: a sender before a code its sentence names, a long subject of the sentence (v5)', () => {
+    expect(text("Quokka Pay: 861427 is your verification code. Don't share it with anyone.")).toBe('861427');
+    expect(text('Dear Customer, your OTP for IBFT of PKR 25,000.00 to A/C ****7730 is 883 142. Do NOT share it.')).toBe('883142');
+    expect(
+      text('The One Time Password (OTP) for your transaction of INR 12,499.00 at CROMA ONLINE on your Credit Card ending 4821 is 604279.'),
+    ).toBe('604279');
+    expect(text('Batch no.: PB-2025041700193\nYour One-Time PIN (OTP) is 731506. It is valid for 5 minutes.')).toBe('731506');
+  });
+
+  it('numbers that are something else beside a code word, as set H showed (v5)', () => {
+    expect(text('Si se pa t ou, chanje modpas ou touswit epi rele nou nan 555-0109.')).toBeNull();
+    expect(text("* 'plinth token create --ttl 86400' is deprecated")).toBeNull();
+    expect(text('The verification code never reached you: the mobile number on file ended in 0162 instead of 0126.')).toBeNull();
+    expect(text('Zboží: Pračka Vira 7 kg (kód zboží 3321-0098)')).toBeNull();
+    expect(text('상품권 핀번호 3318-7720-4105-9963\n교환코드 DB7Q2X9K')).toBeNull();
+    expect(text('Can you raise a PO against it? Cost code is 4410.')).toBeNull();
+    expect(text('শাখা ধানমন্ডি শাখা (কোড 0261)')).toBeNull();
+    expect(text('รหัสยืนยันการลงนามเอกสาร DOC-2568-0419')).toBeNull();
+  });
+
+  it('a verb of typing three words before its code word still asks for it (v5)', () => {
+    expect(text('Zadejte prosím tento kód na stránce objednávky:\n90 41 76')).toBe('904176');
+  });
 });
