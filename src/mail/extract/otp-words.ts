@@ -125,10 +125,10 @@ const NEVER_WORDS = words(
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
-    // A qualifier before it counts from the verb that asks for it on ("placing order 77, enter this code": no).
-    // (The verbs are looked for only when a qualifier is there: most code words have none.)
-    // (Chinese and Japanese are written without spaces: there, about three words are eight characters.)
-    // Nor across a comma or a sentence's end ("Dear Customer, your OTP for …").
+    // A qualifier before it counts within three words (eight characters in Chinese and Japanese, written without
+    // spaces), not across a comma or a sentence's end ("Dear Customer, your OTP"), and only from the verb that asks
+    // for the code on ("placing order 77, enter this code": no). The verbs are looked for only when a qualifier is
+    // there: most code words have none.
     const near = Math.max(0, start - (UNSPACED.test(text.slice(Math.max(0, start - 3), start)) ? 8 : 30), wordsBefore(text, start, 3));
     const from = near + 1 + Math.max(-1, ...[...text.slice(near, start).matchAll(/[,;.!?，。]/g)].map((m) => m.index));
     if (NOT_A_LOGIN.test(text.slice(from, end))) {
