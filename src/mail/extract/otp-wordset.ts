@@ -1,6 +1,26 @@
 // A set of words in many scripts, looked for quickly in a text: the matcher behind the OTP detector's word lists.
 
 const LETTER = /\p{L}/u;
+// A letter of a script other than Latin, by ranges (a class of Script properties is several times slower): Greek
+// to Mongolian, Greek extended, Georgian and Ethiopic supplements, CJK to Hangul, presentation forms, half-width
+// kana and Hangul. Latin Extended Additional (Vietnamese) is left out.
+const FOREIGN = /[\u0370-\u1DFF\u1F00-\u1FFF\u2C00-\u2DFF\u2E80-\uD7FF\uF900-\uFAFF\uFB1D-\uFDFF\uFE70-\uFEFF\uFF66-\uFFDC]/;
+
+/** A text as the word sets read it, kept for the next set: the detector asks several sets about the same text. */
+interface Read {
+  text: string;
+  lower: string;
+  /** It holds a letter of a script other than Latin. */
+  foreign: boolean;
+}
+let last: Read = { text: '', lower: '', foreign: false };
+function read(text: string): Read {
+  if (text !== last.text) {
+    const lower = text.toLowerCase();
+    last = { text, lower, foreign: FOREIGN.test(lower) };
+  }
+  return last;
+}
 
 export interface Words {
   test(text: string): boolean;
@@ -28,10 +48,11 @@ export function words(...alternatives: string[]): Words {
   const atWordStart = (lower: string, m: RegExpExecArray | RegExpMatchArray) => m.index === 0 || !LETTER.test(lower[m.index! - 1]!);
   return {
     test(text) {
-      const lower = text.toLowerCase();
-      if (inside.some((g) => g.test(lower))) return true;
+      const r = read(text);
+      const lower = r.lower;
+      if (inside.some((g) => g.may(r) && g.one.test(lower))) return true;
       for (const g of starting) {
-        if (!g.may(lower)) continue;
+        if (!g.may(r)) continue;
         const all = g.all;
         all.lastIndex = 0;
         for (let m = all.exec(lower); m; m = all.exec(lower)) {
@@ -42,10 +63,11 @@ export function words(...alternatives: string[]): Words {
       return false;
     },
     find(text) {
-      const lower = text.toLowerCase();
+      const r = read(text);
+      const lower = r.lower;
       const found: [number, number][] = [];
       for (const g of [...inside, ...starting]) {
-        if (!g.may(lower)) continue;
+        if (!g.may(r)) continue;
         g.all.lastIndex = 0; // matchAll starts where test() left the shared expression
         for (const m of lower.matchAll(g.all))
           if (!starting.includes(g) || atWordStart(lower, m)) found.push([m.index, m.index + m[0].length]);
@@ -56,9 +78,9 @@ export function words(...alternatives: string[]): Words {
 }
 
 interface Group {
-  /** Whether the text may hold one of the words (a quick look at first letters). */
-  may(text: string): boolean;
-  test(text: string): boolean;
+  /** Whether the text may hold one of the words (a quick look at its scripts and first letters). */
+  may(read: Read): boolean;
+  one: RegExp;
   /** The global twin, for scanning every match. */
   all: RegExp;
 }
@@ -72,12 +94,12 @@ function byScript(alternatives: string[], ofScript: (a: string) => boolean): Gro
       alternatives.filter((a) => !ofScript(a)),
       () => true,
     ),
-    group(scripts, (text) => firsts.test(text)),
+    group(scripts, (r) => r.foreign && firsts.test(r.lower)),
   ].filter((g): g is Group => g !== undefined);
 }
 
-function group(alternatives: string[], may: (text: string) => boolean): Group | undefined {
+function group(alternatives: string[], may: (read: Read) => boolean): Group | undefined {
   if (alternatives.length === 0) return undefined;
   const one = new RegExp(alternatives.join('|'), 'u');
-  return { may, test: (text) => may(text) && one.test(text), all: new RegExp(one.source, 'gu') };
+  return { may, one, all: new RegExp(one.source, 'gu') };
 }
