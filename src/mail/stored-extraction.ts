@@ -16,7 +16,9 @@ export async function currentExtraction(db: Queryable, id: string, viewer: strin
   const message = await extractionOf(db, id, viewer);
   if (!message || !isStale(message)) return message;
   const found = {
-    otp: otpStale(message) ? detectOtp({ subject: message.subject, text: message.bodyText, html: message.bodyHtml }) : message.otp,
+    otp: otpStale(message)
+      ? detectOtp({ subject: message.subject, text: message.bodyText, html: message.bodyHtml, sender: message.fromAddress })
+      : message.otp,
     otpVersion: otpStale(message) ? OTP_DETECTOR_VERSION : message.otpVersion,
     links: message.links ?? [],
     linksVersion: message.linksVersion,

@@ -45,6 +45,7 @@ export function isStale(m: StoredFindings): boolean {
 
 /** A stored message: the parts extraction reads, and what it found then. */
 export interface StoredExtraction extends StoredFindings {
+  fromAddress: string;
   subject: string;
   bodyText: string | null;
   bodyHtml: string | null;

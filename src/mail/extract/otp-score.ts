@@ -26,7 +26,12 @@ function sentenceTail(left: string): string {
 // Groups of four set apart by one kind of separator, or 13–19 digits; not a reference such as 20250819-3317.
 const CARD_NUMBER =
   /(?<!\d)\d{4}([ -])\d{4}(?:\1\d{4}){1,2}(?!\d)|(?<![\dA-Za-z-])\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
-const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{L}])/iu;
+const CURRENCIES =
+  'USD|EUR|GBP|CHF|JPY|CNY|HKD|SGD|AUD|NZD|CAD|INR|IDR|MYR|THB|VND|KRW|TWD|ZAR|NGN|KES|GHS|EGP|AED|SAR|QAR|KWD|TRY|RUB|UAH|' +
+  'PLN|CZK|HUF|RON|BGN|SEK|NOK|DKK|ISK|BRL|MXN|ARS|CLP|COP|PEN|PKR|BDT|LKR|NPR|Rp|Rs\\.?|руб\\.?|грн\\.?|lei|Kč|zł|Ft|TL|บาท|円|元|원';
+const CURRENCY_BEFORE = new RegExp(`(?:^|[^\\p{L}])(?:${CURRENCIES})\\s?$`, 'u');
+const CURRENCY_AFTER = new RegExp(`^\\s?(?:${CURRENCIES})(?![\\p{L}])`, 'u');
+const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{Script=Latin}])/iu;
 // Capitals right before a number name what it is (NIS 20231047, KRS 0000123456), unless they name a code.
 const ABBREVIATION = /(?:^|[^\p{L}])(\p{Lu}{2,6})\s?$/u;
 const CODE_ABBREVIATIONS = /^(?:OTP|PIN|TAN|SMS|MFA|TOTP)$/;
@@ -104,6 +109,8 @@ export function scoreOf(
   if (subject) score += 1;
   // A subject that is a code and words of signing in ("[Brand] 381 264 - sign in").
   if (subject && setApart(left, right) && ACCESS_WORDS.test(line)) score += 2;
+  // An amount: a currency's code or word beside it (15 000 руб., USD 12450, 250 lei).
+  if (CURRENCY_BEFORE.test(left) || CURRENCY_AFTER.test(right)) score -= 5;
   // A phone number after its area code in brackets: (305) 555-0128.
   if (/\(\d{2,5}\)\s?$/.test(left)) score -= 5;
   const abbreviation = ABBREVIATION.exec(left)?.[1];
@@ -123,6 +130,9 @@ export function scoreOf(
   if (pin && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
   // A postcode between an address and its town: "ul. Składowa 12, 61-897 Poznań", "Rīga, LV-1010".
   if (/,\s(?:[A-Z]{2}-)?$/.test(left) && (found.kind === 'prefixed' || /^\s\p{Lu}\p{Ll}/u.test(right))) score -= 5;
+  // A British or Canadian postcode: London EC2A 2FA, Ottawa K1A 0B1 (its second half even reads as "2FA").
+  if (/^[A-Z]{1,2}\d[A-Z\d]?$/.test(found.code) && /^\s\d[A-Z]{2}(?![A-Za-z0-9])/.test(right)) score -= 5;
+  if (/^[A-Z]\d[A-Z]$/.test(found.code) && /^\s\d[A-Z]\d(?![A-Za-z0-9])/.test(right)) score -= 5;
   // A year, unless a code word stands right before it ("Ihr Code lautet 1937").
   if (found.kind === 'digits' && /^(19|20)\d\d$/.test(found.code) && !labelIn(left.slice(-15))) score -= 3;
   // Six digits, the commonest length of a one-time code, however they are grouped (739 205).

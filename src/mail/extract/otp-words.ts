@@ -26,7 +26,7 @@ export const CODE_WORDS = words(
   'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
   // v4: Catalan, Serbian and Bulgarian Cyrillic
   'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই', 'kóð', 'lykilorð', 'msimbo',
-  'tabbatar', 'lambar sirri', 'குறியீ', 'சரிபார்ப்', 'கடவுச்சொல்', 'کوڈ', 'تصدیق', 'კოდ', 'ერთჯერად', 'პაროლ',
+  'tabbatar', 'lambar sirri', 'lambar shiga', 'குறியீ', 'சரிபார்ப்', 'கடவுச்சொல்', 'کوڈ', 'تصدیق', 'კოდ', 'ერთჯერად', 'პაროლ',
   ...moreWords('code'),
 );
 
@@ -76,7 +76,7 @@ export const PROMO_WORDS = words(...PROMOTIONS);
 // Words that make a code word name another kind of code: an invite code, a door code, a card's authorisation
 // code, a postcode. Looked for in and around the code word itself.
 const QUALIFIERS = words(
-  'invit', 'referral', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
+  'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
   'auth\\b',
   'indica[çc]', 'indique', 'destinat', 'recipient', 'polec', 'referid', 'bevált', 'įmok', 'mokėjim',
@@ -85,7 +85,7 @@ const QUALIFIERS = words(
   'product', 'zbož', 'produkt', 'produit', 'producto', 'prodotto', 'produs', 'produto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
   'version', 'versio', 'verze', 'wersj', 'верси', 'sürüm', 'build\\b',
   'appointment', 'programare', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
-  'cost\\b', 'filiale', 'sucursal', 'oddział', 'pobočk', 'शाखा', 'শাখা', 'สาขา', '支店', '支行', '지점', '교환', '상품권',
+  'cost\\b', 'appr\\b', 'trace\\b', 'filiale', 'sucursal', 'oddział', 'pobočk', 'शाखा', 'শাখা', 'สาขา', '支店', '支行', '지점', '교환', '상품권',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
@@ -101,7 +101,7 @@ const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIE
 // Verbs that ask for a code to be typed in: "enter this code on the checkout page" names a code to enter, whatever
 // the words after it say.
 export const ENTRY_WORDS = words(
-  'enter', 'type', 'paste', 'input', 'eingeben', 'gib', 'saisi', 'entrez', 'introduc', 'ingres', 'digite', 'insira', 'inserisci', 'voer',
+  'enter', 'type', 'paste', 'input', 'key (?:it )?in', 'yi amfani', 'eingeben', 'gib', 'saisi', 'entrez', 'introduc', 'ingres', 'digite', 'insira', 'inserisci', 'voer',
   'wpisz', 'введите', 'введіть', 'внесите', 'унесите', 'ange', 'indtast', 'skriv', 'syötä', 'zadejte', 'zadajte', 'adja meg', 'introdu',
   'πληκτρολογ', 'nhập', 'masukkan', 'ketik', 'girin', 'הזינו', 'הזן', 'وارد کنید', 'أدخل', 'दर्ज', 'กรอก', 'ป้อน', '入力', '输入', '輸入', '입력',
   'use\\b', 'usa\\b', 'utilise', 'utilice', 'utiliza', 'verwende', 'nutze', 'gebruik', 'użyj', 'используйте', 'kullan', 'använd', 'brug\\b', 'bruk\\b',
@@ -126,11 +126,12 @@ const NEVER_WORDS = words(
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
     // A qualifier before it counts within three words (eight characters in Chinese and Japanese, written without
-    // spaces), not across a comma or a sentence's end ("Dear Customer, your OTP"), and only from the verb that asks
+    // spaces), not across a comma, a sentence's end or a field's value ("Dear Customer, your OTP"; "AUTH CODE: 6618
+    // OTP: 294857"), and only from the verb that asks
     // for the code on ("placing order 77, enter this code": no). The verbs are looked for only when a qualifier is
     // there: most code words have none.
     const near = Math.max(0, start - (UNSPACED.test(text.slice(Math.max(0, start - 3), start)) ? 8 : 30), wordsBefore(text, start, 3));
-    const from = near + 1 + Math.max(-1, ...[...text.slice(near, start).matchAll(/[,;.!?，。]/g)].map((m) => m.index));
+    const from = near + 1 + Math.max(-1, ...[...text.slice(near, start).matchAll(/[,;.!?，。]|:\s*[^\s:]+\s/g)].map((m) => m.index));
     if (NOT_A_LOGIN.test(text.slice(from, end))) {
       const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
       if (verb === from || NOT_A_LOGIN.test(text.slice(verb, end))) continue;

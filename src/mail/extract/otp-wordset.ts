@@ -17,10 +17,16 @@ let last: Read = { text: '', lower: '', foreign: false };
 function read(text: string): Read {
   if (text !== last.text) {
     const lower = text.toLowerCase();
-    last = { text, lower, foreign: FOREIGN.test(lower) };
+    const foreign = FOREIGN.test(lower);
+    last = { text, lower: foreign ? fold(lower) : lower, foreign };
   }
   return last;
 }
+
+// Arabic and Persian write kaf and yeh with different letters, and Persian text in an Arabic charset (windows-1256)
+// has the Arabic ones: both read as the Persian (one letter for one, so positions hold).
+const ARABIC_FORMS = /[كيى]/g;
+const fold = (text: string) => text.replace(ARABIC_FORMS, (c) => (c === 'ك' ? 'ک' : 'ی'));
 
 export interface Words {
   test(text: string): boolean;
@@ -34,7 +40,8 @@ export interface Words {
  * here rather than by a lookbehind, and the text is lower-cased first rather than matched case-insensitively:
  * both made the regular expression several times slower.
  */
-export function words(...alternatives: string[]): Words {
+export function words(...written: string[]): Words {
+  const alternatives = written.map(fold);
   const isStarting = (a: string) => !a.startsWith('~') && /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(a);
   // Words of scripts other than Latin are looked for only in a text that holds one of their first letters:
   // irregexp does not skip a long alternation of many scripts quickly, a class of letters it does, and most

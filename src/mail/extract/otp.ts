@@ -16,6 +16,8 @@ export interface OtpInput {
   subject: string;
   text: string | null;
   html: string | null;
+  /** The From address: its domain names the sender, whose name is no word of the message (Kargoist is no cargo). */
+  sender?: string;
 }
 
 interface Candidate {
@@ -36,37 +38,43 @@ export function detectOtp(input: OtpInput): string | null {
   // Cheapest first: the subject, the text part, and only then the HTML turned into text (the costly step,
   // skipped when a part already gave a sure code, or when the HTML holds no code word, not even one hidden
   // behind an entity such as c&oacute;digo).
+  const read = senderMask(input.sender);
   const segments: (() => Segment | undefined)[] = [
-    () => ({ text: normalise(input.subject), subject: true, heading: input.subject }),
-    () => (input.text ? { text: normalise(input.text), subject: false, heading: input.subject } : undefined),
+    () => ({ text: read(input.subject), subject: true, heading: input.subject }),
+    () => (input.text ? { text: read(input.text), subject: false, heading: input.subject } : undefined),
     () =>
       input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html))
-        ? { text: normalise(htmlText(input.html)), subject: false, heading: input.subject }
+        ? { text: read(htmlText(input.html)), subject: false, heading: input.subject }
         : undefined,
   ];
 
   let best: Candidate | undefined;
+  let subjectLabel: boolean | undefined;
   for (const next of segments) {
     // The parts mostly repeat each other: once one has given a sure code, the rest is not read.
     if (best && best.score >= SURE) break;
     const segment = next();
     if (!segment) continue;
-    // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides.
-    // Or, rarely, a verb of typing and words of signing in or confirming ("Type Wf8kP2d into the app to confirm").
+    // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides. Or, rarely,
+    // a verb of typing and words of signing in or confirming ("Type Wf8kP2d into the app to confirm"), or a subject
+    // that names the code the body asks to type ("Lambar shiga" over "yi amfani da wannan lambar:").
     const asked = (t: string) => ACCESS_WORDS.test(t) && ENTRY_WORDS.test(t);
-    if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) continue;
+    if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) {
+      subjectLabel ??= labelIn(input.subject);
+      if (!subjectLabel) continue;
+    }
     // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away.
     const meeting = MEETING_WORDS.test(segment.text);
     const calendar = meeting && /begin:vcalendar/i.test(segment.text);
     const lines = joinStackedDigits(segment.text.split('\n'));
-    // A body that sends the reader to the subject ("the code is in the subject line") labels what the subject holds.
-    // Asked only when it can decide: the subject has a candidate, no label of its own and no word of other numbers.
+    // A body that sends the reader to the subject ("the code is in the subject line") labels what the subject holds,
+    // and sets it apart even when the subject names it too ("3jhkcr - код для входа"). Asked only when it can
+    // decide: the subject has a candidate and no word of other numbers.
     let named: boolean | undefined;
     const subjectNamed = (line: string) =>
       (named ??=
         segment.subject &&
         candidatesOf(line).length > 0 &&
-        !labelIn(line) &&
         !OTHER_WORDS.test(line) &&
         (pointsAtSubject(input.text) || pointsAtSubject(input.html)));
     // Whether a line holds a code word, asked at most once per line (the scan is the costly part).
@@ -106,9 +114,29 @@ export function detectOtp(input: OtpInput): string | null {
           scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) -
           (near ? 5 : meeting ? 2 : 0);
         const c = { code: candidate.code, kind: candidate.kind, score };
+        console.error('  cand', candidate.code, score, JSON.stringify(line.slice(0, 100)), { labelAbove, labelBelow, leadsIn });
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
     });
   }
   return best?.code ?? null;
+}
+
+// Labels of a sender's domain that are not its name (mail.example, no-reply.example, …).
+const GENERIC_LABELS =
+  /^(?:mail|email|e-mail|mailer|noreply|no-reply|info|news|newsletter|notify|notifications?|alerts?|accounts?|secure|service|support|auth|login|send|bounce|www|app|my|example|test|invalid|localhost)$/;
+
+/**
+ * The normalised text, with the sender's name (a label of its From domain) written over by a letter no word list
+ * holds: a brand that starts like a word ("Kargoist", "Orderly") must not read as cargo or an order.
+ */
+function senderMask(sender: string | undefined): (text: string) => string {
+  const domain = sender?.split('@')[1]?.toLowerCase() ?? '';
+  const names = domain
+    .split('.')
+    .slice(0, -1)
+    .filter((label) => label.length >= 4 && /^[a-z][a-z0-9-]*$/.test(label) && !GENERIC_LABELS.test(label));
+  if (names.length === 0) return normalise;
+  const name = new RegExp(`(?<![\\p{L}\\p{N}])(?:${names.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  return (text) => normalise(text).replace(name, (m) => 'ǂ'.repeat(m.length));
 }

@@ -115,7 +115,14 @@ export function createIngest(pool: Pool, log: Logger, queue: Queue | undefined):
   return {
     async store(envelope, raw) {
       const { plainText, ...parsed } = await parseMessage(raw);
-      const found = extract({ subject: parsed.subject, text: parsed.bodyText, html: parsed.bodyHtml, plainText, headers: parsed.headers });
+      const found = extract({
+        subject: parsed.subject,
+        text: parsed.bodyText,
+        html: parsed.bodyHtml,
+        sender: parsed.fromAddress,
+        plainText,
+        headers: parsed.headers,
+      });
       const messages: NewMessage[] = envelope.recipients.map((r) => ({
         id: uuidv7(),
         inboxId: r.inboxId,

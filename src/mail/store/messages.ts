@@ -112,7 +112,7 @@ export interface ExtractionRow extends StoredExtraction {
 export async function extractionOf(db: Queryable, id: string, viewer: string | null): Promise<ExtractionRow | undefined> {
   const { rows } = await db.query<ExtractionRow>({
     name: 'mail.messages.extractionOf',
-    text: `SELECT m.id, m.subject, m.body_text AS "bodyText", m.body_html AS "bodyHtml", m.otp, m.otp_version AS "otpVersion", m.links,
+    text: `SELECT m.id, m.from_address AS "fromAddress", m.subject, m.body_text AS "bodyText", m.body_html AS "bodyHtml", m.otp, m.otp_version AS "otpVersion", m.links,
         m.links_version AS "linksVersion"
       FROM messages m JOIN inboxes i ON i.id = m.inbox_id WHERE m.id = $1 AND ${LIVE} AND ${visibleTo('$2')}`,
     values: [id, viewer],

@@ -245,4 +245,30 @@ describe('OTP detector rules', () => {
   it('a verb of typing three words before its code word still asks for it (v5)', () => {
     expect(text('Zadejte prosím tento kód na stránce objednávky:\n90 41 76')).toBe('904176');
   });
+  it('amounts, card slips, fields of a dump, gift-card PINs in Japanese and referral codes in Hindi (v5)', () => {
+    expect(text('Подтверждение перевода 15 000 руб.', 'Подтверждение перевода 15 000 руб.')).toBeNull();
+    expect(text('APPR CODE: 553091 TRACE NO: 004411')).toBeNull();
+    expect(text('AUTH CODE: 6618 OTP: 294857')).toBe('294857');
+    expect(text('■ギフト券番号 ：4129-8830-5512-0047\n■PIN番号 ：7730')).toBeNull();
+    expect(text('आपका रेफ़रल कोड\nrohit250')).toBeNull();
+    expect(text('Kode penukaran:\nR8MK2VQ7TZ')).toBeNull();
+    expect(text('Parcelbox EU S.a r.l., UK Branch, 1 Principal Place, London EC2A 2FA')).toBeNull();
+  });
+
+  it('asked without a code word: "key in", a subject that names the code, Persian in an Arabic charset (v5)', () => {
+    expect(text('To confirm this change, key in q9Xb4T on the app before 6.30pm today.')).toBe('q9Xb4T');
+    expect(text('Idan kai ne, yi amfani da wannan lambar:\n715064', 'Lambar shiga Kasuwar Dandali')).toBe('715064');
+    expect(text('براي تأييد ايميل، كد زير را وارد كنيد:\n752940')).toBe('752940');
+    expect(text('Код для входа - в теме этого письма. Он действует 15 минут.', '3jhkcr - код для входа в Почтарь')).toBe('3jhkcr');
+  });
+
+  it("the sender's name is no word of the message (v5)", () => {
+    const mail = {
+      subject: 'aB7kP2 - Kargoist giriş kodunuz',
+      text: 'Girişi tamamlamak için bu e-postanın konu satırındaki kodu kullanabilirsiniz.',
+      html: null,
+    };
+    expect(detectOtp({ ...mail, sender: 'no-reply@kargoist.example' })).toBe('aB7kP2');
+    expect(detectOtp(mail)).toBeNull();
+  });
 });
