@@ -114,7 +114,6 @@ export function detectOtp(input: OtpInput): string | null {
           scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) -
           (near ? 5 : meeting ? 2 : 0);
         const c = { code: candidate.code, kind: candidate.kind, score };
-        console.error('  cand', candidate.code, score, JSON.stringify(line.slice(0, 100)), { labelAbove, labelBelow, leadsIn });
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
     });
