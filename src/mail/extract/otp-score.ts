@@ -2,6 +2,7 @@
 // code word) in its sentence or set over it raises it; words of other numbers, qualifiers, brackets, expiry,
 // meetings and the shapes of references lower it. See otp.ts for how the candidates and lines are read.
 import { type Found, isAlone } from './otp-candidates.ts';
+import { SENTENCE_MARKS } from './otp-text.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, EXPIRED_WORDS, labelIn, MONTH_AFTER, OTHER_WORDS, PROMO_WORDS } from './otp-words.ts';
 
 /** A part of the message read on its own; `heading` is the message's subject, whichever part this is. */
@@ -13,7 +14,7 @@ export interface Segment {
 
 // A full stop ends a sentence before a capital, a letter of a script without case (Korean, Hebrew) or the end;
 // not in an abbreviation (kl. 09:14, z. B.).
-const SENTENCE_END = /[!?。！？।۔؟።။]|\.(?=\s*$|\s*\p{Lu}|\s+\p{Lo})/u;
+const SENTENCE_END = new RegExp(`[${SENTENCE_MARKS}]|\\.(?=\\s*$|\\s*\\p{Lu}|\\s+\\p{Lo})`, 'u');
 const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
 const COPULA = /\s(?:is|ist|lautet|est|es|é|är|er|adalah|là)\s*:?\s*$/i;
 

@@ -2,6 +2,9 @@
 // that one pattern matches codes however they were typed.
 import { compile } from 'html-to-text';
 
+/** The marks that end a sentence besides the full stop: Latin, CJK, Devanagari (danda), Urdu, Arabic, Ethiopic, Burmese. */
+export const SENTENCE_MARKS = '!?。！？।۔؟።။';
+
 const HTML_OPTIONS = {
   wordwrap: false as const,
   formatters: {

@@ -4,6 +4,7 @@
 // one corpus.
 // biome-ignore-all format: the word lists read best packed by language, as written
 import { moreWords } from './otp-languages.ts';
+import { SENTENCE_MARKS } from './otp-text.ts';
 import { words } from './otp-wordset.ts';
 
 // Words that say "here is a code": stems matched inside compounds (Bestätigungscode, verificatiecode, kodu).
@@ -122,6 +123,11 @@ const NEVER_WORDS = words(
   ...moreWords('never'),
 );
 
+// Where a code word's own sentence, clause or field begins and ends.
+const QUALIFIER_STOPS = new RegExp(`[,;.，${SENTENCE_MARKS}]|:\\s*[^\\s:]+\\s`, 'gu');
+const LAST_SENTENCE = new RegExp(`[.${SENTENCE_MARKS}][^.${SENTENCE_MARKS}]*$`, 'u');
+const SENTENCE_STOP = new RegExp(`[.${SENTENCE_MARKS}\\n]`, 'u');
+
 /** A code word in `text` that is not qualified into another kind of code by the words right around it. */
 export function labelIn(text: string): boolean {
   for (const [start, end] of CODE_WORDS.find(text)) {
@@ -131,13 +137,13 @@ export function labelIn(text: string): boolean {
     // for the code on ("placing order 77, enter this code": no). The verbs are looked for only when a qualifier is
     // there: most code words have none.
     const near = Math.max(0, start - (UNSPACED.test(text.slice(Math.max(0, start - 3), start)) ? 8 : 30), wordsBefore(text, start, 3));
-    const from = near + 1 + Math.max(-1, ...[...text.slice(near, start).matchAll(/[,;.!?，。]|:\s*[^\s:]+\s/g)].map((m) => m.index));
+    const from = near + 1 + Math.max(-1, ...[...text.slice(near, start).matchAll(QUALIFIER_STOPS)].map((m) => m.index));
     if (NOT_A_LOGIN.test(text.slice(from, end))) {
       const verb = Math.max(from, ...ENTRY_WORDS.find(text.slice(from, start)).map(([, e]) => from + e));
       if (verb === from || NOT_A_LOGIN.test(text.slice(verb, end))) continue;
     }
     const lead = text.slice(Math.max(0, start - 60), start);
-    if (NEVER_WORDS.test(lead.slice(lead.search(/[.!?。！？][^.!?。！？]*$/) + 1))) continue;
+    if (NEVER_WORDS.test(lead.slice(lead.search(LAST_SENTENCE) + 1))) continue;
     const after = text.slice(end, end + 20);
     const word = text.slice(start, end);
     // "Change your password": the password itself, not a code sent for it.
@@ -169,7 +175,7 @@ function askedFor(text: string, start: number, end: number, word: string): boole
   if (ENTRY_WORDS.test(text.slice(Math.max(0, start - 30), start))) return true;
   if (!VERB_LAST.test(word)) return false;
   const rest = text.slice(end, end + 30);
-  const stop = rest.search(/[.!?。！？\n]/);
+  const stop = rest.search(SENTENCE_STOP);
   return ENTRY_WORDS.test(stop < 0 ? rest : rest.slice(0, stop));
 }
 

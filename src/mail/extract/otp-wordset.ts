@@ -73,12 +73,15 @@ export function words(...written: string[]): Words {
       const r = read(text);
       const lower = r.lower;
       const found: [number, number][] = [];
-      for (const g of [...inside, ...starting]) {
-        if (!g.may(r)) continue;
-        g.all.lastIndex = 0; // matchAll starts where test() left the shared expression
-        for (const m of lower.matchAll(g.all))
-          if (!starting.includes(g) || atWordStart(lower, m)) found.push([m.index, m.index + m[0].length]);
-      }
+      const scan = (groups: Group[], wordStart: boolean) => {
+        for (const g of groups) {
+          if (!g.may(r)) continue;
+          g.all.lastIndex = 0; // matchAll starts where test() left the shared expression
+          for (const m of lower.matchAll(g.all)) if (!wordStart || atWordStart(lower, m)) found.push([m.index, m.index + m[0].length]);
+        }
+      };
+      scan(inside, false);
+      scan(starting, true);
       return found;
     },
   };

@@ -4,7 +4,7 @@
 // languages raise it, words of orders, invoices, shipping, money, phones, places, meetings and promotions lower
 // it — and by what touches it (currency, decimals, dates, times). The best candidate at or above the threshold
 // wins. No rule names a sender or a brand: only the language of codes.
-import { htmlText, normalise } from './otp-text.ts';
+import { htmlText, normalise, SENTENCE_MARKS } from './otp-text.ts';
 import { candidatesOf, joinStackedDigits } from './otp-candidates.ts';
 import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
@@ -31,7 +31,7 @@ const SURE = 5;
 
 const DIGIT = /\d/;
 // A line that ends a sentence (it leads into nothing below it).
-const SENTENCE_CLOSED = /[.!?。！？।۔؟።။]\s*$/u;
+const SENTENCE_CLOSED = new RegExp(`[.${SENTENCE_MARKS}]\\s*$`, 'u');
 const ENTITY = /&(?:#\d|#x[0-9a-f]|[a-z]+;)/i;
 
 export function detectOtp(input: OtpInput): string | null {
