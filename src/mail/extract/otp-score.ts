@@ -3,7 +3,19 @@
 // meetings and the shapes of references lower it. See otp.ts for how the candidates and lines are read.
 import { type Found, isAlone } from './otp-candidates.ts';
 import { SENTENCE_MARKS } from './otp-text.ts';
-import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, EXPIRED_WORDS, labelIn, MONTH_AFTER, OTHER_WORDS, PROMO_WORDS } from './otp-words.ts';
+import {
+  ACCESS_WORDS,
+  BOOKING_WORDS,
+  CODE_WORDS,
+  CONFIRM_WORDS,
+  ENTRY_WORDS,
+  EXPIRED_WORDS,
+  labelIn,
+  MONTH_AFTER,
+  OTHER_WORDS,
+  PASSWORD_WORDS,
+  PROMO_WORDS,
+} from './otp-words.ts';
 
 /** A part of the message read on its own; `heading` is the message's subject, whichever part this is. */
 export interface Segment {
@@ -16,7 +28,7 @@ export interface Segment {
 // not in an abbreviation (kl. 09:14, z. B.).
 const SENTENCE_END = new RegExp(`[${SENTENCE_MARKS}]|\\.(?=\\s*$|\\s*\\p{Lu}|\\s+\\p{Lo})`, 'u');
 const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
-const COPULA = /\s(?:is|ist|lautet|est|es|é|är|er|adalah|là)\s*:?\s*$/i;
+const COPULA = /\s(?:is|ist|lautet|est|es|é|è|är|er|adalah|là|jest|je|este|είναι|ni)\s*:?\s*$/i;
 
 /** The part of `left` after its last sentence end: the candidate's own sentence so far. */
 function sentenceTail(left: string): string {
@@ -27,6 +39,8 @@ function sentenceTail(left: string): string {
 // Groups of four set apart by one kind of separator, or 13–19 digits; not a reference such as 20250819-3317.
 const CARD_NUMBER =
   /(?<!\d)\d{4}([ -])\d{4}(?:\1\d{4}){1,2}(?!\d)|(?<![\dA-Za-z-])\d{13,19}(?!\d)|(?<![A-Z0-9])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,}/;
+// An account's IBAN, whose groups of four are no card's: DE89 3704 0044 0532 0130 00.
+const IBAN = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?/g;
 const CURRENCIES =
   'USD|EUR|GBP|CHF|JPY|CNY|HKD|SGD|AUD|NZD|CAD|INR|IDR|MYR|THB|VND|KRW|TWD|ZAR|NGN|KES|GHS|EGP|AED|SAR|QAR|KWD|TRY|RUB|UAH|' +
   'PLN|CZK|HUF|RON|BGN|SEK|NOK|DKK|ISK|BRL|MXN|ARS|CLP|COP|PEN|PKR|BDT|LKR|NPR|Rp|Rs\\.?|руб\\.?|грн\\.?|lei|Kč|zł|Ft|TL|บาท|円|元|원';
@@ -43,7 +57,9 @@ const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|j
 function saysExpired(left: string, right: string, next: string): boolean {
   // A sentence may go on to the next line of a text part.
   const sentence = sentenceOf(left, `${right} ${next}`);
-  return EXPIRED_WORDS.test(sentence) && !CONDITIONAL.test(sentence);
+  const expired = EXPIRED_WORDS.find(sentence)[0];
+  // The condition comes before what it conditions: "ha caducado y ya no se puede usar" is no "if".
+  return expired !== undefined && !CONDITIONAL.test(sentence.slice(0, expired[0]));
 }
 
 export function scoreOf(
@@ -126,9 +142,24 @@ export function scoreOf(
   // A range of days before a month: 25-27 Juni.
   if (found.kind === 'split' && found.code.length <= 4 && MONTH_AFTER.test(right)) score -= 5;
   if (saysExpired(left, line.slice(found.end, found.end + 200), next)) score -= 6;
-  // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards).
-  const pin = (PIN.test(left.slice(-25)) || (alone && PIN.test(before.slice(-25)))) && !/one[- ]time|otp/i.test(left.slice(-30));
-  if (pin && CARD_NUMBER.test(`${before.slice(-160)} ${left}`)) score -= 5;
+  // A PIN printed with a card or voucher number belongs to that card (gift cards, prepaid cards), whatever word
+  // names it as its password (Şifre: 7742), unless it is a code of signing in or confirming.
+  const cardCode = (t: string) => (PIN.test(t) || PASSWORD_WORDS.test(t)) && !/one[- ]time|otp/i.test(t) && !ACCESS_WORDS.test(t);
+  if (
+    (cardCode(left.slice(-25)) || (alone && cardCode(before.slice(-25)))) &&
+    CARD_NUMBER.test(`${before.slice(-160)} ${left}`.replace(IBAN, ' '))
+  )
+    score -= 5;
+  // A booking's confirmation number, in its list of fields (■予約番号：RS48120 over ■確認番号：7305).
+  if (
+    labelLeft &&
+    BOOKING_WORDS.test(before.slice(-80)) &&
+    CONFIRM_WORDS.test(left.slice(-25)) &&
+    !/verif|authent|one[- ]time|otp|인증|認証|验证|驗證/i.test(left.slice(-25))
+  )
+    score -= 4;
+  // A US ZIP code on its own line, under its town and state: "Newark, NJ" / "07102".
+  if (alone && /,\s[A-Z]{2}\s*$/.test(before) && /^\d{5}$/.test(found.code)) score -= 5;
   // A postcode between an address and its town: "ul. Składowa 12, 61-897 Poznań", "Rīga, LV-1010".
   if (/,\s(?:[A-Z]{2}-)?$/.test(left) && (found.kind === 'prefixed' || /^\s\p{Lu}\p{Ll}/u.test(right))) score -= 5;
   // A British or Canadian postcode: London EC2A 2FA, Ottawa K1A 0B1 (its second half even reads as "2FA").
@@ -146,9 +177,16 @@ export function scoreOf(
     // an ID in a sentence about codes ("commit a3f9c21 fixes the login code page") is not one.
     const lower = !/[A-Z]/.test(found.code);
     const setUnder = (alone || (subject && label.above)) && (label.above || label.below);
+    // Or a code word and a verb of typing after it, where the verb comes last (app मा r7kq4d code टाइप गर्नुहोस्).
+    const typedAfter = () => {
+      const stop = right.search(SENTENCE_END);
+      return labelIn(right.slice(0, 30)) && ENTRY_WORDS.test(stop < 0 ? right : right.slice(0, stop));
+    };
     const labelled =
       labelIn(left.slice(-40)) ||
+      named ||
       ((!lower || left.trim() === '') && labelIn(right.slice(0, 30))) ||
+      (lower && typedAfter()) ||
       setUnder ||
       (entered && labelRight) ||
       askedFor;
@@ -180,8 +218,17 @@ function spellsWord(code: string, text: string): boolean {
   const runs = code.match(/[A-Za-z]{4,}/g);
   if (!runs) return false;
   const rest = text.replaceAll(code, ' ');
-  // The start of a word will do: VALEN7K2 for Valentina.
-  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}`, 'iu').test(rest));
+  // The start of a word will do: VALEN7K2 for Valentina. So will a name the code starts with: annaf-2k9 for Anna.
+  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}`, 'iu').test(rest) || startsWithName(run, rest));
+}
+
+/** The letters start with a capitalised word of the text, of four letters or more: a name. */
+function startsWithName(run: string, text: string): boolean {
+  for (let k = run.length - 1; k >= 4; k--) {
+    const name = run[0]!.toUpperCase() + run.slice(1, k).toLowerCase();
+    if (new RegExp(`(?<![\\p{L}])${name}(?![\\p{L}])`, 'u').test(text)) return true;
+  }
+  return false;
 }
 
 function sentenceOf(left: string, right: string): string {

@@ -26,9 +26,23 @@ export const CODE_WORDS = words(
   'کد', 'تأیید', 'تایید', 'رمز عبور', 'קוד', 'סיסמ', 'חד-פעמי', 'חד פעמי', 'אימות',
   'पासवर्ड', 'वन टाइम', 'सत्यापन', '密码', '密碼', '一次性',
   // v4: Catalan, Serbian and Bulgarian Cyrillic
-  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই', 'kóð', 'lykilorð', 'msimbo',
+  'codi\\b', 'лозинк', 'једнократн', 'еднократн', 'парол', 'ওটিপি', 'কোড', 'পাসওয়ার্ড', 'যাচাই', '~kóð', 'lykilorð', 'msimbo',
   'tabbatar', 'lambar sirri', 'lambar shiga', 'குறியீ', 'சரிபார்ப்', 'கடவுச்சொல்', 'کوڈ', 'تصدیق', 'კოდ', 'ერთჯერად', 'პაროლ',
   ...moreWords('code'),
+);
+
+// Bookings and reservations: their confirmation numbers are no codes to type.
+const BOOKINGS = [
+  'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
+  'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervăr', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
+  'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum', 'ჯავშ',
+];
+/** Words of bookings: a "confirmation number" under a booking's lines is the booking's. */
+export const BOOKING_WORDS = words(...BOOKINGS);
+/** Words of confirming, as a code word's qualifier: 確認番号, confirmation code. */
+export const CONFIRM_WORDS = words(
+  'confirm', 'bestätig', 'conferm', 'confirma', 'bevestig', 'potwierdz', 'подтвержд', 'підтвердж', 'onay', 'xác nhận', 'bekräft', 'bekræft',
+  '確認', '确认', '확인',
 );
 
 const PROMOTIONS = [
@@ -47,9 +61,7 @@ export const OTHER_WORDS = words(
   'receipt', 'quittung', 'reçu', 'recibo', 'ricevuta', 'kwit', 'чек',
   'customer (?:number|no|id)', 'kundennummer', 'kunden-?nr', 'numéro (?:de )?client', 'n° client', 'número de cliente', 'numero cliente', 'klantnummer', 'numer klienta',
   'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
-  'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', 'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
-  'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervăr', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
-  'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum', 'ჯავშ',
+  'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', ...BOOKINGS,
   'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж', 'registrikood', 'reg\\. ?(?:nr|no)', 'y-tunnus', 'ičo\\b', 'kmkr', 'cui\\b',
   'nif\\b', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
   'iban', 'bic', 'swift', 'card ending', 'endet auf', 'end(?:s|ed|ing) (?:in|with)', 'mobile (?:number|no)', 'number on file', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
@@ -66,7 +78,7 @@ export const OTHER_WORDS = words(
   'phone(?=\\s*(?:numb|no\\b|[:+(\\d]))', 'customer (?:service|care|support)', 'service client', 'kundenservice', 'servicio al cliente', 'atención al cliente', '고객센터', '客服', 'tel\\b', 'tel\\.', 'fax', 'telef', 'téléphone', 'телефон', '電話', '电话', '전화', 'hotline', 'call us', 'whatsapp', 'call\\b', 'ring us', 'rufen sie', 'appelez', 'llame', 'ligue', 'chiami', 'bel ons', 'zadzwoń', 'позвоните', 'зателефонуйте', 'arayın', 'اتصل', 'تماس بگیرید', 'कॉल', 'โทร', '致电', '致電',
   'pin ?कोड', 'पिन ?कोड', 'डिलीवरी', 'догов', 'платеж',
   'postal', 'zip', 'plz', 'postleitzahl', 'cep\\b', '~straße', '~strasse', 'street', 'suite',
-  'checkout', 'credit', 'thanh toán', 'پیگیری', 'تتبع', 'شناسه', 'user ?id', 'identifiant', 'identificador', 'идентификатор', 'מזהה',
+  'checkout', 'credit', 'batch\\b', 'rrn\\b', 'stan\\b', 'thanh toán', 'پیگیری', 'تتبع', 'شناسه', 'user ?id', 'identifiant', 'identificador', 'идентификатор', 'מזהה',
   ...PROMOTIONS,
   ...moreWords('other'),
 );
@@ -79,7 +91,8 @@ export const PROMO_WORDS = words(...PROMOTIONS);
 const QUALIFIERS = words(
   'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b',
+  'auth\\b', 'chip\\b',
+  'học sinh', 'sinh viên', 'élève', 'étudiant', 'estudiante', 'alumno', 'aluno', 'studente', 'matr[íi]cul', 'matrikel',
   'indica[çc]', 'indique', 'destinat', 'recipient', 'polec', 'referid', 'bevált', 'įmok', 'mokėjim',
   'ajándék', 'dárkov', 'darčekov', 'lahja', 'presentkort', 'gavekort', 'cadou', 'δώρο', 'quà tặng', 'hadiah', 'подаруно', 'подарък', 'poklon',
   'darilo', 'kinkekaart', 'dāvan', 'dovan', 'מתנה', 'هدیه', 'هدية', 'उपहार', 'ของขวัญ', 'উপহার', 'ギフト', '礼品', '禮品', '선물', '기프트',
@@ -158,7 +171,7 @@ export function labelIn(text: string): boolean {
   return false;
 }
 
-const PASSWORD_WORDS = words(
+export const PASSWORD_WORDS = words(
   'password', 'passwort', 'kennwort', 'mot de passe', 'contraseña', 'senha', 'пароль', 'парол', 'hasł', 'şifre', 'סיסמ', 'modpas',
   'wachtwoord', 'heslo', 'jelszó', 'parol', 'lozink', 'salasana', 'adgangskode', 'passord', 'lösenord', 'mật khẩu', 'kata sandi',
   'पासवर्ड', 'รหัสผ่าน', '密码', '密碼', 'パスワード', '비밀번호', 'كلمة المرور', 'رمز عبور',

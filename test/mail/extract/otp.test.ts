@@ -262,6 +262,28 @@ describe('OTP detector rules', () => {
     expect(text('Код для входа - в теме этого письма. Он действует 15 минут.', '3jhkcr - код для входа в Почтарь')).toBe('3jhkcr');
   });
 
+  it('student numbers, referral codes made of a name, ZIP codes wrapped under a warning, POS batches (v6)', () => {
+    expect(text('Phụ huynh em Lan (lớp 2B, mã học sinh HS-20240517). Mã xác thực của bạn:\n4\n8\n2\n1\n9\n3')).toBe('482193');
+    expect(text('Cara Giulia, grazie!\nPorta un amico: gli regali 10 € con il tuo codice personale giuliar-3m8.')).toBeNull();
+    expect(text('We will never\nsend codes by text. Acme Inc., 1 Main St, Trenton, NJ\n08608')).toBeNull();
+    expect(text('CARD : MASTERCARD ****1234 (CHIP/PIN)\nTXN TYPE : SALE BATCH : 000417')).toBeNull();
+  });
+
+  it("a booking's confirmation number, a gift card's password, a condition after expiry, IBANs (v6)", () => {
+    expect(text('■予約番号：KT55012\n■確認番号：4821')).toBeNull();
+    expect(text('■予約番号：KT55012\n■認証コード：482193')).toBe('482193');
+    expect(text('Kart numarası: 6011 2233 4455 6677\nŞifre: 3318')).toBeNull();
+    expect(text('El código 482913 ha caducado y ya no se puede usar.')).toBeNull();
+    expect(text('Transfer to GB33 BUKB 2020 1555 5555 55.\nYour PIN for this transfer: 582014')).toBe('582014');
+  });
+
+  it('code words inside compounds, a sentence that opens with its label, a code word after a lower-case code (v6)', () => {
+    expect(text('Hann gildir í 10 mínútur.', 'Staðfestingarkóði: 5521')).toBe('5521');
+    expect(text('Gentile utente,\nil codice di verifica per completare la registrazione del conto è: K7QM2P')).toBe('K7QM2P');
+    expect(text('लगइन गर्न app मा x4mz9q code टाइप गर्नुहोस्।')).toBe('x4mz9q');
+    expect(text('Release notes: commit a3f9c21 fixes the login code page.')).toBeNull();
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
