@@ -3,6 +3,7 @@
 // another kind of code, and words of meetings. Generic language only: never a sender, a brand or a phrase of
 // one corpus.
 // biome-ignore-all format: the word lists read best packed by language, as written
+import { codeOfSigningIn } from './otp-code-kinds.ts';
 import { moreWords } from './otp-languages.ts';
 import { SENTENCE_MARKS } from './otp-text.ts';
 import { words } from './otp-wordset.ts';
@@ -166,10 +167,12 @@ export function labelIn(text: string): boolean {
     // Also an abbreviation among capitals is a name's part (Dear TAN JUN HAO), not a code word.
     const abbreviation = /^(?:TAN|PIN)$/.test(word);
     if (CAPITALS_AFTER.test(after) && !CODE_CAPITALS.test(after) && (word !== word.toUpperCase() || abbreviation)) continue;
+    if (!codeOfSigningIn(text, start, end)) continue;
     return true;
   }
   return false;
 }
+
 
 export const PASSWORD_WORDS = words(
   'password', 'passwort', 'kennwort', 'mot de passe', 'contraseña', 'senha', 'пароль', 'парол', 'hasł', 'şifre', 'סיסמ', 'modpas',

@@ -284,6 +284,13 @@ describe('OTP detector rules', () => {
     expect(text('Release notes: commit a3f9c21 fixes the login code page.')).toBeNull();
   });
 
+  it('the word "code" in English names a code of signing in only after words that say so, or a name (v6)', () => {
+    expect(text('Your class code is 482913. Share it with your students so they can join.')).toBeNull();
+    expect(text('Your Quillo code is 482913.')).toBe('482913');
+    expect(text('Your sign-in code is 482913.')).toBe('482913');
+    expect(text('Voer de volgende code in:\n482913')).toBe('482913');
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
