@@ -26,7 +26,8 @@ export interface Segment {
 
 // A full stop ends a sentence before a capital, a letter of a script without case (Korean, Hebrew) or the end;
 // not in an abbreviation (kl. 09:14, z. B.).
-const SENTENCE_END = new RegExp(`[${SENTENCE_MARKS}]|\\.(?=\\s*$|\\s*\\p{Lu}|\\s+\\p{Lo})`, 'u');
+// Dot leaders and ellipses end nothing (ONE-TIME PASSCODE ... 40718623).
+const SENTENCE_END = new RegExp(`[${SENTENCE_MARKS}]|(?<!\\.)\\.(?!\\.)(?=\\s*$|\\s*\\p{Lu}|\\s+\\p{Lo})`, 'u');
 const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
 const COPULA = /\s(?:is|ist|lautet|est|es|é|è|är|er|adalah|là|jest|je|este|είναι|ni)\s*:?\s*$/i;
 

@@ -37,6 +37,7 @@ const BOOKINGS = [
   'booking', 'buchung', 'réservation', 'reserva', 'prenotazione', 'reservering', 'rezerwac', 'бронирован',
   'foglalás', 'varaus', 'bokning', 'rezervac', 'rezervác', 'rezervar', 'rezervăr', 'rezervasyon', 'κράτησ', 'đặt phòng', 'đặt chỗ', 'pemesanan', 'tempahan',
   'бронюв', 'резервац', 'הזמנ', 'رزرو', 'حجز', 'बुकिंग', 'การจอง', 'বুকিং', '予約', '预订', '預訂', '예약', 'rezervacij', 'broneeri', 'rezervējum', 'ჯავშ',
+  'uhifadhi',
 ];
 /** Words of bookings: a "confirmation number" under a booking's lines is the booking's. */
 export const BOOKING_WORDS = words(...BOOKINGS);
@@ -92,23 +93,25 @@ export const PROMO_WORDS = words(...PROMOTIONS);
 const QUALIFIERS = words(
   'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b', 'chip\\b',
+  'auth\\b', 'chip\\b', 'giới thiệu',
+  // errors and their codes: 오류 코드 E-4012
+  'error', 'fehler', 'erreur', 'errore', 'erro\\b', 'błęd', 'ошибк', 'помилк', 'hata\\b', 'chyb', 'lỗi', '오류', 'エラー', '错误', '錯誤',
   'học sinh', 'sinh viên', 'élève', 'étudiant', 'estudiante', 'alumno', 'aluno', 'studente', 'matr[íi]cul', 'matrikel',
   'indica[çc]', 'indique', 'destinat', 'recipient', 'polec', 'referid', 'bevált', 'įmok', 'mokėjim',
   'ajándék', 'dárkov', 'darčekov', 'lahja', 'presentkort', 'gavekort', 'cadou', 'δώρο', 'quà tặng', 'hadiah', 'подаруно', 'подарък', 'poklon',
   'darilo', 'kinkekaart', 'dāvan', 'dovan', 'מתנה', 'هدیه', 'هدية', 'उपहार', 'ของขวัญ', 'উপহার', 'ギフト', '礼品', '禮品', '선물', '기프트',
-  'product', 'zbož', 'produkt', 'produit', 'producto', 'prodotto', 'produs', 'produto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
+  'product', 'art[íi]culo', 'articolo', 'artigo', 'zbož', 'produkt', 'produit', 'producto', 'prodotto', 'produs', 'produto', 'sku\\b', 'item\\b', 'artikel', 'article', 'товар', 'ürün', 'สินค้า', '商品', '상품', 'tuote',
   'version', 'versio', 'verze', 'wersj', 'верси', 'sürüm', 'build\\b',
   'appointment', 'programare', 'termin(?:e|s)?\\b', 'rendez-vous', 'cita\\b', 'appuntamento', 'afspraak', 'wizyt', 'randevu', 'نوبت', 'موعد',
-  'cost\\b', 'appr\\b', 'trace\\b', 'filiale', 'sucursal', 'oddział', 'pobočk', 'शाखा', 'শাখা', 'สาขา', '支店', '支行', '지점', '교환', '상품권',
+  'department', 'abteilung', 'département', 'departament', 'подразделени', 'cost\\b', 'appr\\b', 'trace\\b', 'filiale', 'sucursal', 'oddział', 'pobočk', 'शाखा', 'শাখা', 'สาขา', '支店', '支行', '지점', '교환', '상품권',
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
   'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
   // bank details, gift cards and licences: their codes are not typed in to sign in
-  'sort\\b', '~sort ?code', 'branch', 'takkod', 'bank ?code', 'ifsc', 'agência', 'sucursal', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
+  'sort\\b', '~sort ?code', 'branch', 'takkod', 'bank ?code', 'kód banky', 'kod banku', 'код банку', 'код банка', 'code banque', 'code guichet', 'ifsc', 'agência', 'sucursal', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
   'licen[cs]', 'lizenz', 'product key', 'serial', 'seriennummer',
-  '~postcode', 'pincode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
+  '~postcode', 'pincode', '~postnummer', 'post ?nr', 'code postal', 'c[oó]digo postal', 'codice postale', 'cod po[șş]tal', 'البريدي', 'kod pocztowy', 'почтов', 'posta kodu', '郵便番号', '邮编', '우편번호',
   ...moreWords('qualifier'),
 );
 const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
@@ -121,7 +124,7 @@ export const ENTRY_WORDS = words(
   'πληκτρολογ', 'nhập', 'masukkan', 'ketik', 'girin', 'הזינו', 'הזן', 'وارد کنید', 'أدخل', 'दर्ज', 'กรอก', 'ป้อน', '入力', '输入', '輸入', '입력',
   'use\\b', 'usa\\b', 'utilise', 'utilice', 'utiliza', 'verwende', 'nutze', 'gebruik', 'użyj', 'используйте', 'kullan', 'använd', 'brug\\b', 'bruk\\b',
   'shigar da', 'உள்ளிடவும்', 'درج کریں', 'შეიყვანეთ', 'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
-  'naudok', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
+  'naudok', 'weka\\b', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
   ...moreWords('entry'),
 );
 // Capitals right after a code word make it a register's or a form's code (Код ЄДРПОУ, Codice SDI); a code word
@@ -202,6 +205,8 @@ export const ACCESS_WORDS = words(
   'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
   'pieslēg', 'prisijung', 'התחברות', 'ورود', 'تسجيل الدخول', 'लॉग इन', 'เข้าสู่ระบบ', 'লগ ইন', 'サインイン', '登录', '登入', '로그인',
   'verify', 'confirm', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
+  // pairing a device: "Pair this device and enter:"
+  'pair\\b', 'pairing', 'koppel', 'associer', 'emparej', 'pareamento', 'abbina', 'sparuj', 'сопряж', 'eşleştir', 'ペアリング', '配对', '配對', '페어링',
   ...moreWords('access'),
 );
 

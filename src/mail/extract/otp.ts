@@ -10,7 +10,7 @@ import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 6;
+export const OTP_DETECTOR_VERSION = 7;
 
 export interface OtpInput {
   subject: string;
@@ -37,13 +37,13 @@ const ENTITY = /&(?:#\d|#x[0-9a-f]|[a-z]+;)/i;
 export function detectOtp(input: OtpInput): string | null {
   // Cheapest first: the subject, the text part, and only then the HTML turned into text (the costly step,
   // skipped when a part already gave a sure code, or when the HTML holds no code word, not even one hidden
-  // behind an entity such as c&oacute;digo).
+  // behind an entity such as c&oacute;digo, and the subject names none).
   const read = senderMask(input.sender);
   const segments: (() => Segment | undefined)[] = [
     () => ({ text: read(input.subject), subject: true, heading: input.subject }),
     () => (input.text ? { text: read(input.text), subject: false, heading: input.subject } : undefined),
     () =>
-      input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html))
+      input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html) || (subjectLabel ??= labelIn(input.subject)))
         ? { text: read(htmlText(input.html)), subject: false, heading: input.subject }
         : undefined,
   ];

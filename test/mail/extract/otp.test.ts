@@ -291,6 +291,26 @@ describe('OTP detector rules', () => {
     expect(text('Voer de volgende code in:\n482913')).toBe('482913');
   });
 
+  it('postcodes, bank and article codes, referral and error codes, a booking in more languages (v7)', () => {
+    expect(text('Livrare la Str. Horea 5, cod poştal 400217, Cluj.')).toBeNull();
+    expect(text('العنوان: شارع الملك فهد، الرمز البريدي 12271، الرياض')).toBeNull();
+    expect(text('Kód banky: 0300')).toBeNull();
+    expect(text('Code banque : 30002 Code guichet : 00550')).toBeNull();
+    expect(text('Код банку (МФО) 351005')).toBeNull();
+    expect(text('Silla Nórdica (código de artículo 552014) 49,90 €')).toBeNull();
+    expect(text('Gửi mã giới thiệu của bạn cho bạn bè:\nMAI5520')).toBeNull();
+    expect(text('오류 코드 E-5531이 표시되던 문제 수정')).toBeNull();
+    expect(text('Namba ya uhifadhi KX7M2Q', 'Uthibitisho wa uhifadhi KX7M2Q')).toBeNull();
+  });
+
+  it('dot leaders, pairing a device, an HTML body read for the code its subject names (v7)', () => {
+    expect(text('ONE-TIME PASSCODE ..... 52830174')).toBe('52830174');
+    expect(text('КОД ПОДРАЗДЕЛЕНИЯ ...... 0517')).toBeNull();
+    expect(text('To pair the speaker with your account, enter:\nqk7-2wd')).toBe('qk7-2wd');
+    const html = '<p>Ili kuendelea, weka nambari ifuatayo kwenye mfumo:</p><p>61842</p>';
+    expect(detectOtp({ subject: 'Thibitisha barua pepe yako', text: null, html })).toBe('61842');
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
