@@ -118,13 +118,18 @@ const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIE
 
 // Verbs that ask for a code to be typed in: "enter this code on the checkout page" names a code to enter, whatever
 // the words after it say.
-export const ENTRY_WORDS = words(
-  'enter', 'type', 'paste', 'input', 'key (?:it )?in', 'yi amfani', 'eingeben', 'gib', 'saisi', 'entrez', 'introduc', 'ingres', 'digite', 'insira', 'inserisci', 'voer',
-  'wpisz', 'введите', 'введіть', 'внесите', 'унесите', 'ange', 'indtast', 'skriv', 'syötä', 'zadejte', 'zadajte', 'adja meg', 'introdu',
+/** Verbs of typing in, the narrower part of ENTRY_WORDS: what one does with a code and with little else. */
+export const TYPING = [
+  'enter', 'type', 'paste', 'input', 'key (?:it )?in', 'yi amfani', 'eingeben', 'saisi', 'entrez', 'introduc', 'ingres', 'digite', 'insira', 'inserisci', 'voer',
+  'wpisz', 'введите', 'введіть', 'внесите', 'унесите', 'indtast', 'syötä', 'zadejte', 'zadajte', 'adja meg', 'introdu',
   'πληκτρολογ', 'nhập', 'masukkan', 'ketik', 'girin', 'הזינו', 'הזן', 'وارد کنید', 'أدخل', 'दर्ज', 'กรอก', 'ป้อน', '入力', '输入', '輸入', '입력',
+  'shigar da', 'உள்ளிடவும்', 'درج کریں', 'შეიყვანეთ', 'weka\\b',
+];
+export const ENTRY_WORDS = words(
+  ...TYPING, 'gib', 'ange', 'skriv',
   'use\\b', 'usa\\b', 'utilise', 'utilice', 'utiliza', 'verwende', 'nutze', 'gebruik', 'użyj', 'используйте', 'kullan', 'använd', 'brug\\b', 'bruk\\b',
-  'shigar da', 'உள்ளிடவும்', 'درج کریں', 'შეიყვანეთ', 'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
-  'naudok', 'weka\\b', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
+  'käytä', 'použij', 'használ', 'folosește', 'χρησιμοποι', 'sử dụng', 'gunakan', 'використ', 'използвай', 'koristi', 'uporabi', 'kasuta', 'izmanto',
+  'naudok', 'השתמש', 'استفاده', 'استخدم', 'उपयोग', 'ใช้', 'ব্যবহার', '使用', '사용',
   ...moreWords('entry'),
 );
 // Capitals right after a code word make it a register's or a form's code (Код ЄДРПОУ, Codice SDI); a code word
@@ -199,7 +204,7 @@ function askedFor(text: string, start: number, end: number, word: string): boole
 }
 
 // Words of signing in and confirming: a subject that holds nothing but a code and these is a code's subject.
-export const ACCESS_WORDS = words(
+export const ACCESS = [
   'sign[- ]?in', 'log[- ]?in', 'signin', 'anmeld', 'connexion', 'iniciar sesi', 'inicio de sesi', 'accedi', 'accesso', 'entrar', 'acesso',
   'inloggen', 'aanmeld', 'logowan', 'zaloguj', 'вход', 'войти', 'giriş', 'inloggning', 'logga in', 'log ind', 'logg inn', 'kirjaud',
   'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
@@ -208,7 +213,8 @@ export const ACCESS_WORDS = words(
   // pairing a device: "Pair this device and enter:"
   'pair\\b', 'pairing', 'koppel', 'associer', 'emparej', 'pareamento', 'abbina', 'sparuj', 'сопряж', 'eşleştir', 'ペアリング', '配对', '配對', '페어링',
   ...moreWords('access'),
-);
+];
+export const ACCESS_WORDS = words(...ACCESS);
 
 // Month names and their short forms in the languages of Latin and Cyrillic script: "25-27 Juni" is a date.
 export const MONTH_AFTER = new RegExp(

@@ -6,6 +6,7 @@
 // wins. No rule names a sender or a brand: only the language of codes.
 import { htmlText, normalise, SENTENCE_MARKS } from './otp-text.ts';
 import { candidatesOf, joinStackedDigits } from './otp-candidates.ts';
+import { PURPOSE_WORDS } from './otp-purpose.ts';
 import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
@@ -28,6 +29,8 @@ interface Candidate {
 
 const THRESHOLD = 3;
 const SURE = 5;
+/** What a code needs in a message that says nothing of what a code is for. */
+const UNASKED = 7;
 
 const DIGIT = /\d/;
 // A line that ends a sentence (it leads into nothing below it).
@@ -117,6 +120,13 @@ export function detectOtp(input: OtpInput): string | null {
         if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
       }
     });
+  }
+  // A message that speaks of other numbers (orders, money, shipping, bank details) and says nothing of signing in,
+  // verifying, one-time use or how long a code lasts is about something else (an invoice's bank code, a shipment's
+  // postcode): only a code beyond doubt is taken from it. A bare "Your code is 482913" is still a code.
+  if (best && best.score < UNASKED) {
+    const all = `${input.subject}\n${input.text ?? ''}\n${input.html ?? ''}`;
+    if (!PURPOSE_WORDS.test(all) && OTHER_WORDS.test(all)) return null;
   }
   return best?.code ?? null;
 }

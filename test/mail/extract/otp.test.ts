@@ -311,6 +311,12 @@ describe('OTP detector rules', () => {
     expect(detectOtp({ subject: 'Thibitisha barua pepe yako', text: null, html })).toBe('61842');
   });
 
+  it('a mail of other numbers that says nothing of what a code is for holds none, unless beyond doubt (v7)', () => {
+    expect(text('Ihr Code: 4829\nBestellnummer 77120, Summe 24,90 EUR')).toBeNull();
+    expect(text('Ihr Code: 482913. Er ist 10 Minuten gültig.\nBestellnummer 77120, Summe 24,90 EUR')).toBe('482913');
+    expect(text('Your code is 482913.')).toBe('482913');
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
