@@ -42,17 +42,19 @@ export function candidatesOf(line: string): Found[] {
       continue;
     }
     if (LOWER.test(text) && (!codeLike(text) || line[start - 1] === '#')) continue; // #3fa9c2 is a colour
-    found.push({ code: text, kind: 'alnum', start, end, wordLike: WORD_WITH_NUMBER.test(text) });
+    found.push({ code: text, kind: 'alnum', start, end, wordLike: WORD_WITH_NUMBER.test(text) && VOWEL.test(text) });
   }
   return found;
 }
 
 const WORD_WITH_NUMBER = /^[A-Za-z][a-z]+\d+$|^\d+[a-z]+$/;
+// A word has a vowel; letters drawn at random often have none (fphzc3, qfyjy4).
+const VOWEL = /[aeiou]/i;
 
 /**
  * A code with lower-case letters is at least five characters with two letters and a digit (x7kq2m, ckr6d, Tq8Zp3,
- * 8dC-zYUP); short words with a number (10am, 128gb, win10) are not. "Letters then digits" (qfyjy4, but also
- * welcome10, covid19) is marked `wordLike` and judged by where it stands.
+ * 8dC-zYUP); short words with a number (10am, 128gb, win10) are not. "Letters then digits" with a vowel among the
+ * letters (welcome10, covid19, but also some codes) is marked `wordLike` and judged by where it stands.
  */
 function codeLike(text: string): boolean {
   const plain = text.replace('-', '');

@@ -156,8 +156,12 @@ const FIELDS = { code: 0, entry: 1, access: 2, expired: 3, never: 4, subject: 5,
 
 /** Every language's words of one kind, escaped for a regular expression. */
 export function moreWords(kind: keyof typeof FIELDS): string[] {
+  // A short word against a code is a whole word, not a stem: Maori `mema` (member) is no start of Malay `memasukkan`,
+  // Yoruba `ipade` (meeting) none of Norwegian `iPaden`.
+  const whole = kind === 'other' || kind === 'qualifier' || kind === 'meeting';
   return Object.values(LANGUAGES)
     .flatMap((lexicon) => lexicon[FIELDS[kind]].split('|'))
     .filter((word) => word !== '')
-    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .map((word) => (whole && word.length <= 5 && /^\p{Script=Latin}+$/u.test(word) ? `${word}(?![\\p{L}])` : word));
 }

@@ -6,6 +6,14 @@ import { moreWords } from './otp-languages.ts';
 import { ACCESS, TYPING } from './otp-words.ts';
 import { words } from './otp-wordset.ts';
 
+// Minutes and seconds: how long a code lasts, and little else a mail asks to type in has.
+const DURATION = [
+  'minut', 'минут', 'хвилин', 'dakika', 'perc', 'phút', 'menit', 'minit', 'mínút', 'min[úu]t', 'minūt', 'minuč', 'minti', 'daqiiqo', 'мүнөт',
+  'წუთ', 'λεπτ', 'דקות', 'دقيقة', 'دقائق', 'دقیقه', 'मिनट', 'মিনিট', 'นาที', '分', '분', 'second', 'sekund', 'секунд', 'saniye', 'segundo',
+  'seconde', '秒', '초',
+];
+export const DURATION_WORDS = words(...DURATION);
+
 export const PURPOSE_WORDS = words(
   ...ACCESS,
   ...TYPING,
@@ -23,10 +31,7 @@ export const PURPOSE_WORDS = words(
   'დაკავშირ', 'тастыкт',
   // how long it lasts
   'valid', 'gültig', 'geldig', 'giltig', 'gyldig', 'voimassa', 'érvényes', 'ważn', 'platn', 'platí', 'действ', 'дійсн', 'valable', 'válid',
-  'valabil', 'expir', 'ablauf', 'läuft', 'verloopt', 'vervalt', 'caduc', 'scad', 'vence', 'istek', 'minut', 'минут', 'хвилин', 'dakika', 'perc',
-  'phút', 'menit', 'minit', 'mínút', 'min[úu]t', 'minūt', 'minuč', 'minti', 'daqiiqo', 'мүнөт', 'წუთ', 'მოქმედებს', 'λεπτ', 'דקות', 'دقيقة',
-  'دقائق', 'دقیقه', 'मिनट', 'মিনিট', 'นาที', '分', '분', 'second', 'sekund', 'секунд', 'saniye', 'segundo', 'seconde', '秒', '초',
-  'derīg', 'galioja', 'vrijedi', 'važi', 'geçerli', 'wygas', 'good for', 'prove',
+  'valabil', 'expir', 'ablauf', 'läuft', 'verloopt', 'vervalt', 'caduc', 'scad', 'vence', 'istek', 'მოქმედებს', ...DURATION, 'derīg', 'galioja', 'vrijedi', 'važi', 'geçerli', 'wygas', 'good for', 'prove',
   // keeping it to oneself
   'share', 'communiqu', 'divulg', 'teilen', 'weiter', 'partag', 'compart', 'condivid', 'delen', 'dela', 'del den', 'udostępn', 'сообща', 'передава', 'paylaş',
 );

@@ -2,6 +2,7 @@
 // code word) in its sentence or set over it raises it; words of other numbers, qualifiers, brackets, expiry,
 // meetings and the shapes of references lower it. See otp.ts for how the candidates and lines are read.
 import { type Found, isAlone } from './otp-candidates.ts';
+import { DURATION_WORDS } from './otp-purpose.ts';
 import { SENTENCE_MARKS } from './otp-text.ts';
 import {
   ACCESS_WORDS,
@@ -50,6 +51,7 @@ const CURRENCY_AFTER = new RegExp(`^\\s?(?:${CURRENCIES})(?![\\p{L}])`, 'u');
 const PIN = /(?:^|[^\p{L}])pin(?:-?(?:code|kode|kod|koodi|nummer|number))?(?![\p{Script=Latin}])/iu;
 // Capitals right before a number name what it is (NIS 20231047, KRS 0000123456), unless they name a code.
 const ABBREVIATION = /(?:^|[^\p{L}])(\p{Lu}{2,6})\s?$/u;
+const APPROVED = /approved|aprobad|aprovad|approvat|genehmigt|goedgekeurd|zatwierdzon|одобрен|onaylan/i;
 const CODE_ABBREVIATIONS = /^(?:OTP|PIN|TAN|SMS|MFA|TOTP)$/;
 // "If the code has expired, ask for a new one" says nothing about the code beside it.
 const CONDITIONAL = /(?:^|[^\p{L}])(?:if|when|once|wenn|falls|sobald|si|se|als|jeśli|если|якщо)(?![\p{L}])|如果|もし|만약/iu;
@@ -87,7 +89,8 @@ export function scoreOf(
   const entered = ENTRY_WORDS.test(left.slice(-20));
   const labelRight = !labelLeft && labelIn(stop < 0 || entered ? right : right.slice(0, stop));
   if (labelLeft) score += 4;
-  else if (labelRight) score += 3;
+  // "7318 is your verification code" names it as surely as a label before it.
+  else if (labelRight) score += /^\s*(?:is|est|ist|es|é|è|är|er|là|adalah)\s/i.test(right) ? 4 : 3;
   else if (label.above && (alone || label.leadsIn)) score += alone ? 4 : 2;
   else if (label.below && alone) score += 3;
   // Other things nearby: on the line itself it weighs most. A code set apart under its label is judged by the
@@ -119,10 +122,13 @@ export function scoreOf(
   if (ownLabel && !labelLeft && !labelRight && !CODE_WORDS.test(ownLabel)) score -= 3;
   // A command's option takes it as its value: --ttl 86400.
   if (/(?:^|\s)--?[a-z][\w-]*[ =]$/i.test(left)) score -= 5;
-  // Asked to be typed to sign in or confirm, with no word for code at all: "Type Wf8kP2d into the app to confirm
-  // this email address".
-  const askedFor =
-    entered && !labelLeft && !labelRight && ACCESS_WORDS.test(sentenceOf(left, right)) && !found.wordLike && found.code.length >= 6;
+  // Asked to be typed to sign in or confirm, or within minutes, with no word for code at all: "Type Wf8kP2d into the
+  // app to confirm this email address", "enter fphzc3 on that device within 20 minutes".
+  const asking = () => {
+    const sentence = sentenceOf(left, right);
+    return ACCESS_WORDS.test(sentence) || DURATION_WORDS.test(sentence);
+  };
+  const askedFor = entered && !labelLeft && !labelRight && !found.wordLike && found.code.length >= 6 && asking();
   if (askedFor) score += 3;
   if (subject) score += 1;
   // A subject that is a code and words of signing in ("[Brand] 381 264 - sign in").
@@ -159,6 +165,12 @@ export function scoreOf(
     !/verif|authent|one[- ]time|otp|인증|認証|验证|驗證/i.test(left.slice(-25))
   )
     score -= 4;
+  // A number wrapped onto its own line, the rest of one at the end of the long line above: "…numero verde 800" /
+  // "555 014." (a short line above is a field of its own: ปีภาษี 2568).
+  const above = before.slice(before.lastIndexOf('\n') + 1).trim();
+  if (alone && above.length >= 50 && /\s\d{2,5}$/.test(above)) score -= 4;
+  // An authorisation code of a purchase already approved: a card slip, not a code to type.
+  if (/autori[sz]|authori[sz]/i.test(left.slice(-30)) && APPROVED.test(line.slice(0, found.start))) score -= 5;
   // A US ZIP code on its own line, under its town and state: "Newark, NJ" / "07102".
   if (alone && /,\s[A-Z]{2}\s*$/.test(before) && /^\d{5}$/.test(found.code)) score -= 5;
   // A postcode between an address and its town: "ul. Składowa 12, 61-897 Poznań", "Rīga, LV-1010".
@@ -196,7 +208,10 @@ export function scoreOf(
     // A word with a number is a code set apart under its label, or asked to be typed right after its code word
     // ("introduza o código bupd38 na app"); under words of a promotion it is the promotion's (welcome10).
     if (found.wordLike) {
-      const typed = ENTRY_WORDS.test(`${before} ${left}`.slice(-45)) && labelIn(left.slice(-25));
+      // Typed with the verb before it, or after it where the verb comes last (کوڈ 36tuaj درج کریں).
+      const stop = right.search(/[,.،۔。]/u);
+      const clause = stop < 0 ? right.slice(0, 30) : right.slice(0, stop);
+      const typed = labelIn(left.slice(-25)) && (ENTRY_WORDS.test(`${before} ${left}`.slice(-45)) || ENTRY_WORDS.test(clause));
       if (PROMO_WORDS.test(`${before}\n${line}`) || !(setUnder || typed)) score -= 10;
     }
     // Made of a word of the message (the reader's name: ELSA-3K9P, rafael7k2; the subject's sale: SALE1111) or of a

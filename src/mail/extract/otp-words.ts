@@ -49,7 +49,7 @@ export const CONFIRM_WORDS = words(
 
 const PROMOTIONS = [
   'promo', 'coupon', 'voucher', 'discount', 'gutschein', 'rabatt', 'rabais', 'réduction', 'descuento', 'cupón', 'cupom', 'desconto', 'sconto', 'korting', 'kupon', 'rabat', 'скидк', 'промокод', 'indirim', '割引', 'クーポン', '优惠', '折扣', '할인', '쿠폰', '% off',
-  'diskon', 'potongan', 'giảm', 'khuyến mãi', 'alennus', 'kedvezmény', 'reducere', 'έκπτωσ', 'sleva', 'zľav', 'знижк', 'отстъпк', 'popust',
+  'diskon', 'diskaun', 'potongan', 'giảm', 'khuyến mãi', 'alennus', 'kedvezmény', 'reducere', 'έκπτωσ', 'sleva', 'zľav', 'знижк', 'отстъпк', 'popust',
   'allahindlus', 'atlaid', 'nuolaid', 'הנחה', 'تخفیف', 'خصم', 'छूट', 'ส่วนลด', 'ছাড়', 'descompte', '\\d+\\s?%',
 ];
 
@@ -93,7 +93,8 @@ export const PROMO_WORDS = words(...PROMOTIONS);
 const QUALIFIERS = words(
   'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b', 'chip\\b', 'giới thiệu',
+  'auth\\b', 'chip\\b', 'tran\\b', 'giới thiệu', 'rujukan', '추천', '推荐', '推薦', 'الإحالة', 'إحالة', 'منتج', 'المنتج', 'الفرع', 'فرع',
+  'poskod', 'offert', 'oferta', 'offer\\b', '店舗', '门店', '매장', 'consumo', 'fornecimento', 'suministro', 'fornitura',
   // errors and their codes: 오류 코드 E-4012
   'error', 'fehler', 'erreur', 'errore', 'erro\\b', 'błęd', 'ошибк', 'помилк', 'hata\\b', 'chyb', 'lỗi', '오류', 'エラー', '错误', '錯誤',
   'học sinh', 'sinh viên', 'élève', 'étudiant', 'estudiante', 'alumno', 'aluno', 'studente', 'matr[íi]cul', 'matrikel',
@@ -209,7 +210,7 @@ export const ACCESS = [
   'inloggen', 'aanmeld', 'logowan', 'zaloguj', 'вход', 'войти', 'giriş', 'inloggning', 'logga in', 'log ind', 'logg inn', 'kirjaud',
   'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
   'pieslēg', 'prisijung', 'התחברות', 'ورود', 'تسجيل الدخول', 'लॉग इन', 'เข้าสู่ระบบ', 'লগ ইন', 'サインイン', '登录', '登入', '로그인',
-  'verify', 'confirm', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
+  'verify', 'confirm', 'approv', 'bekræft', 'bekreft', 'bekräft', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
   // pairing a device: "Pair this device and enter:"
   'pair\\b', 'pairing', 'koppel', 'associer', 'emparej', 'pareamento', 'abbina', 'sparuj', 'сопряж', 'eşleştir', 'ペアリング', '配对', '配對', '페어링',
   ...moreWords('access'),
@@ -244,7 +245,7 @@ export const MEETING_WORDS = words(
 export const EXPIRED_WORDS = words(
   'ha(?:s|ve) (?:now |already )?expired', 'is expired', 'expired and', 'no longer valid', 'no longer be used', 'is invalid',
   'abgelaufen', 'nicht mehr gültig', 'a expiré', 'est expiré', "n'est plus valide", 'ha caducado', 'ha expirado', 'caducó', 'expiró',
-  'expirou', 'está expirado', 'è scaduto', 'è scaduta', 'is verlopen', 'wygasł', 'истёк', 'истек', 'süresi doldu', 'vypršel',
+  'expirou', 'está expirado', 'è scaduto', 'è scaduta', 'is verlopen', 'verlopen\\b', 'wygasł', 'истёк', 'истек', 'süresi doldu', 'vypršel',
   '期限切れ', '有効期限が切れ', '已过期', '已過期', '已失效', '만료되었',
   // v4
   'gått ut', 'inte längre', 'er udløbet', 'er udløpt', 'har utløpt', 'ikke længere gyldig', 'ikke lenger gyldig', 'vanhentunut', 'ei ole enää voimassa',

@@ -6,12 +6,12 @@
 // wins. No rule names a sender or a brand: only the language of codes.
 import { htmlText, normalise, SENTENCE_MARKS } from './otp-text.ts';
 import { candidatesOf, joinStackedDigits } from './otp-candidates.ts';
-import { PURPOSE_WORDS } from './otp-purpose.ts';
+import { DURATION_WORDS, PURPOSE_WORDS } from './otp-purpose.ts';
 import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 7;
+export const OTP_DETECTOR_VERSION = 8;
 
 export interface OtpInput {
   subject: string;
@@ -36,6 +36,7 @@ const DIGIT = /\d/;
 // A line that ends a sentence (it leads into nothing below it).
 const SENTENCE_CLOSED = new RegExp(`[.${SENTENCE_MARKS}]\\s*$`, 'u');
 const ENTITY = /&(?:#\d|#x[0-9a-f]|[a-z]+;)/i;
+const TAG = /<[^>]*>/g;
 
 export function detectOtp(input: OtpInput): string | null {
   // Cheapest first: the subject, the text part, and only then the HTML turned into text (the costly step,
@@ -59,9 +60,9 @@ export function detectOtp(input: OtpInput): string | null {
     const segment = next();
     if (!segment) continue;
     // Without a code word anywhere, no candidate of a body can reach the threshold: one scan decides. Or, rarely,
-    // a verb of typing and words of signing in or confirming ("Type Wf8kP2d into the app to confirm"), or a subject
+    // a verb of typing and words of signing in, confirming or minutes ("Type Wf8kP2d into the app to confirm"), or a subject
     // that names the code the body asks to type ("Lambar shiga" over "yi amfani da wannan lambar:").
-    const asked = (t: string) => ACCESS_WORDS.test(t) && ENTRY_WORDS.test(t);
+    const asked = (t: string) => ENTRY_WORDS.test(t) && (ACCESS_WORDS.test(t) || DURATION_WORDS.test(t));
     if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) {
       subjectLabel ??= labelIn(input.subject);
       if (!subjectLabel) continue;
@@ -125,7 +126,7 @@ export function detectOtp(input: OtpInput): string | null {
   // verifying, one-time use or how long a code lasts is about something else (an invoice's bank code, a shipment's
   // postcode): only a code beyond doubt is taken from it. A bare "Your code is 482913" is still a code.
   if (best && best.score < UNASKED) {
-    const all = `${input.subject}\n${input.text ?? ''}\n${input.html ?? ''}`;
+    const all = `${input.subject}\n${input.text ?? ''}\n${input.html?.replace(TAG, ' ') ?? ''}`;
     if (!PURPOSE_WORDS.test(all) && OTHER_WORDS.test(all)) return null;
   }
   return best?.code ?? null;

@@ -317,6 +317,37 @@ describe('OTP detector rules', () => {
     expect(text('Your code is 482913.')).toBe('482913');
   });
 
+  it('postcodes, referral, product, store, branch, offer and supply-point codes in more languages (v8)', () => {
+    expect(text('Penghantaran percuma ke poskod 40000 hingga 48300 sahaja.')).toBeNull();
+    expect(text('추천 코드: mintl4k9q2')).toBeNull();
+    expect(text('رمز المنتج: TEA-404')).toBeNull();
+    expect(text('店舗コード：0512（本店）')).toBeNull();
+    expect(text('TRAN CODE...: 5510')).toBeNull();
+    expect(text('رمز الفرع: 0518')).toBeNull();
+    expect(text('Offerta Casa 24 – cod. offerta CAS24-0611')).toBeNull();
+    expect(text('Código do local de consumo 0051177')).toBeNull();
+    expect(text('Je code 512 980 is daarom verlopen en werkt niet meer.')).toBeNull();
+    expect(text('Compra APROBADA por $ 12.000,00 con tu tarjeta. Cod. autorizacion 552018.')).toBeNull();
+  });
+
+  it('a code named after it, typed last, asked for within minutes, or wrapped under a phone number (v8)', () => {
+    expect(text('From: 60606 (short code)\nAcme: 5172 is your verification code. It expires in 5 minutes.')).toBe('5172');
+    expect(text('Du er ved at oprette en annonce (nr. 88120, 4.500 kr.). Skriv qx7kdm i feltet for at bekræfte din e-mail.')).toBe(
+      'qx7kdm',
+    );
+    expect(text('If all is right, enter Hq4mZ8t in the app to approve this payment.')).toBe('Hq4mZ8t');
+    expect(text('اپنی ای میل کی تصدیق کے لیے ایپ میں کوڈ 52kqtm درج کریں۔')).toBe('52kqtm');
+    expect(text('A new laptop wants to join your team. If that was you, enter wkdqx7 on it within 15 minutes.')).toBe('wkdqx7');
+    const wrapped =
+      'Il codice di verifica è 48213.\nSe non hai chiesto tu la modifica, chiama il Servizio Clienti al numero verde 800\n555 017.';
+    expect(text(wrapped)).toBe('48213');
+  });
+
+  it('short words of other languages are whole words, not stems (v8)', () => {
+    expect(text('Sahkan e-mel anda dengan memasukkan kod ini dalam aplikasi:\n481 206')).toBe('481206');
+    expect(text('Skriv inn koden 4417 på iPaden.')).toBe('4417');
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
