@@ -25,6 +25,8 @@ interface Candidate {
   code: string;
   kind: 'digits' | 'split' | 'prefixed' | 'alnum';
   score: number;
+  /** Whether its line or the lines over it say what a code is for (asked only to break a tie). */
+  purposeNear(): boolean;
 }
 
 const THRESHOLD = 3;
@@ -117,15 +119,21 @@ export function detectOtp(input: OtpInput): string | null {
         const score =
           scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) -
           (near ? 5 : meeting ? 2 : 0);
-        const c = { code: candidate.code, kind: candidate.kind, score };
-        if (c.score >= THRESHOLD && (!best || c.score > best.score)) best = c;
+        let purposeFound: boolean | undefined;
+        const purposeNear = () => (purposeFound ??= PURPOSE_WORDS.test(`${before}\n${line}`));
+        const c = { code: candidate.code, kind: candidate.kind, score, purposeNear };
+        // Of two as likely, the first, unless only the other stands where the mail says what a code is for (a code
+        // "valid for 10 minutes" over a short code in an SMS gateway's header).
+        if (c.score < THRESHOLD) continue;
+        if (!best || c.score > best.score || (c.score === best.score && c.code !== best.code && !best.purposeNear() && purposeNear()))
+          best = c;
       }
     });
   }
   // A message that speaks of other numbers (orders, money, shipping, bank details) and says nothing of signing in,
   // verifying, one-time use or how long a code lasts is about something else (an invoice's bank code, a shipment's
   // postcode): only a code beyond doubt is taken from it. A bare "Your code is 482913" is still a code.
-  if (best && best.score < UNASKED) {
+  if (best && best.score < UNASKED && !best.purposeNear()) {
     const all = `${input.subject}\n${input.text ?? ''}\n${input.html?.replace(TAG, ' ') ?? ''}`;
     if (!PURPOSE_WORDS.test(all) && OTHER_WORDS.test(all)) return null;
   }

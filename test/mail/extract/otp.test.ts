@@ -343,6 +343,10 @@ describe('OTP detector rules', () => {
     expect(text(wrapped)).toBe('48213');
   });
 
+  it('of two codes as likely, the one where the mail says what a code is for (v8)', () => {
+    expect(text('Hallo Jana,\nCode 4471 - Lager Nord\nCode 5172, gültig 10 Minuten')).toBe('5172');
+  });
+
   it('short words of other languages are whole words, not stems (v8)', () => {
     expect(text('Sahkan e-mel anda dengan memasukkan kod ini dalam aplikasi:\n481 206')).toBe('481206');
     expect(text('Skriv inn koden 4417 på iPaden.')).toBe('4417');
