@@ -45,17 +45,18 @@ export function detectOtp(input: OtpInput): string | null {
   // skipped when a part already gave a sure code, or when the HTML holds no code word, not even one hidden
   // behind an entity such as c&oacute;digo, and the subject names none).
   const read = senderMask(input.sender);
+  let subjectLabel: boolean | undefined;
+  const subjectNamesCode = () => (subjectLabel ??= labelIn(input.subject));
   const segments: (() => Segment | undefined)[] = [
     () => ({ text: read(input.subject), subject: true, heading: input.subject }),
     () => (input.text ? { text: read(input.text), subject: false, heading: input.subject } : undefined),
     () =>
-      input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html) || (subjectLabel ??= labelIn(input.subject)))
+      input.html && (ENTITY.test(input.html) || CODE_WORDS.test(input.html) || subjectNamesCode())
         ? { text: read(htmlText(input.html)), subject: false, heading: input.subject }
         : undefined,
   ];
 
   let best: Candidate | undefined;
-  let subjectLabel: boolean | undefined;
   for (const next of segments) {
     // The parts mostly repeat each other: once one has given a sure code, the rest is not read.
     if (best && best.score >= SURE) break;
@@ -66,8 +67,7 @@ export function detectOtp(input: OtpInput): string | null {
     // that names the code the body asks to type ("Lambar shiga" over "yi amfani da wannan lambar:").
     const asked = (t: string) => ENTRY_WORDS.test(t) && (ACCESS_WORDS.test(t) || DURATION_WORDS.test(t));
     if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) {
-      subjectLabel ??= labelIn(input.subject);
-      if (!subjectLabel) continue;
+      if (!subjectNamesCode()) continue;
     }
     // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away.
     const meeting = MEETING_WORDS.test(segment.text);
