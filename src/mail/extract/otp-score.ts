@@ -234,8 +234,16 @@ function spellsWord(code: string, text: string): boolean {
   const runs = code.match(/[A-Za-z]{4,}/g);
   if (!runs) return false;
   const rest = text.replaceAll(code, ' ');
-  // The start of a word will do: VALEN7K2 for Valentina. So will a name the code starts with: annaf-2k9 for Anna.
-  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}`, 'iu').test(rest) || startsWithName(run, rest));
+  // The start of a word will do: VALEN7K2 for Valentina. So will a name the code starts with (annaf-2k9 for Anna),
+  // or two words of the message written as one (bunvenit10 for "bun venit").
+  return runs.some((run) => new RegExp(`(?<![\\p{L}])${run}`, 'iu').test(rest) || startsWithName(run, rest) || twoWords(run, rest));
+}
+
+function twoWords(run: string, text: string): boolean {
+  for (let k = 2; k <= run.length - 2; k++) {
+    if (new RegExp(`(?<![\\p{L}])${run.slice(0, k)}\\s+${run.slice(k)}(?![\\p{L}])`, 'iu').test(text)) return true;
+  }
+  return false;
 }
 
 /** The letters start with a capitalised word of the text, of four letters or more: a name. */

@@ -352,6 +352,15 @@ describe('OTP detector rules', () => {
     expect(text('Skriv inn koden 4417 på iPaden.')).toBe('4417');
   });
 
+  it('error codes in Hebrew, a mobile ending, Czech bank codes, a code of two words, Croatian kôd (v9)', () => {
+    expect(text('סטטוס: פתוח (קוד שגיאה E-2210 בנתב)')).toBeNull();
+    const ending = "When you sign in on a new device we'll send a 6-digit code to your mobile ending 0427, and you'll need to enter it.";
+    expect(text(ending)).toBeNull();
+    expect(text('Import bankovních výpisů pro kódy bank 0100, 0300 a 0800.')).toBeNull();
+    expect(text('Ca bun venit în club:\nFolosește codul bunvenit15 la prima comandă.')).toBeNull();
+    expect(text('Vaš aktivacijski kôd je:\n5120-7741\nUpišite ga u aplikaciju u roku od 30 minuta.')).toBe('51207741');
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
