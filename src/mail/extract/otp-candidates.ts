@@ -4,6 +4,10 @@
 
 // Letters of scripts written without spaces (Chinese, Japanese, Korean, Thai) may touch a code: 验证码604829.
 export const WORD_CHAR = /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}])[\p{L}\p{N}_]/u;
+// After a number, letters of a script other than Latin, Cyrillic and Greek do not glue it into a word: a template
+// wrote the code and the word after it with no space (255866है). Before it they do: a text rendering of a table
+// glues a field's label to its value (পিন6620).
+const WORD_CHAR_AFTER = /(?![\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Tamil}])\p{L}|\p{N}|_/u;
 
 export interface Found {
   code: string;
@@ -75,7 +79,7 @@ function standsAlone(line: string, start: number, end: number): boolean {
   const prev2 = line[start - 2] ?? ' ';
   const next = line[end] ?? ' ';
   const next2 = line[end + 1] ?? ' ';
-  if (WORD_CHAR.test(next) || /[€$£¥₹₽%]/.test(next)) return false;
+  if ((WORD_CHAR.test(next) && WORD_CHAR_AFTER.test(next)) || /[€$£¥₹₽%]/.test(next)) return false;
   if (next === '-' && /[\p{L}\d]/u.test(next2)) return false; // 1234-EFGH: a group of a longer chain
   if (next === '#' || next === '*') return false; // 1955#: keyed in on a door or phone keypad
   if (/[:/]/.test(next) && /\d/.test(next2)) return false; // 14:30, 12/05

@@ -11,7 +11,7 @@ const CODE_KINDS = new RegExp(
   `^(?:${[
     'the', 'this', 'that', 'these', 'those', 'your', 'yours', 'a', 'an', 'my', 'our', 'its', 'his', 'her', 'their', 'any', 'no',
     'following', 'below', 'above', 'same', 'new', 'fresh', 'latest', 'one', 'unique', 'temporary', 'temp', 'secret', 'personal', 'private',
-    'single-use', 'one-time', 'onetime', 'time', 'short', '\\d+-digit', '\\d+', 'digits?', 'numeric', 'character', 'letter',
+    'single-use', 'one-time', 'onetime', 'time', '\\d+-digit', '\\d+', 'digits?', 'numeric', 'character', 'letter',
     'security', 'secure', 'verification', 'verify', 'verifying', 'confirmation', 'confirm', 'confirming', 'login', 'log-in', 'logon', 'sign-in',
     'signin', 'sign-on', 'signon', 'signing', 'sign-up', 'signup', 'in', 'on', 'up', 'access', 'auth', 'authentication', 'authenticator',
     'authorization', 'authorisation', '2fa', 'mfa', 'otp', 'totp', 'sms', 'text', 'email', 'e-mail', 'mail', 'pairing', 'pair', 'device',

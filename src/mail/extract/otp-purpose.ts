@@ -8,7 +8,7 @@ import { words } from './otp-wordset.ts';
 
 // Minutes and seconds: how long a code lasts, and little else a mail asks to type in has.
 const DURATION = [
-  'minut', 'минут', 'хвилин', 'dakika', 'perc', 'phút', 'menit', 'minit', 'mínút', 'min[úu]t', 'minūt', 'minuč', 'minti', 'daqiiqo', 'мүнөт',
+  'minut', 'minuut', 'минут', 'хвилин', 'dakika', 'perc', 'phút', 'menit', 'minit', 'mínút', 'min[úu]t', 'minūt', 'minuč', 'minti', 'daqiiqo', 'мүнөт',
   'წუთ', 'λεπτ', 'דקות', 'دقيقة', 'دقائق', 'دقیقه', 'मिनट', 'মিনিট', 'นาที', '分', '분', 'second', 'sekund', 'секунд', 'saniye', 'segundo',
   'seconde', '秒', '초',
 ];

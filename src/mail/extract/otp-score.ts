@@ -88,9 +88,10 @@ export function scoreOf(
   const stop = right.search(SENTENCE_END);
   const entered = ENTRY_WORDS.test(left.slice(-20));
   const labelRight = !labelLeft && labelIn(stop < 0 || entered ? right : right.slice(0, stop));
-  if (labelLeft) score += 4;
   // "7318 is your verification code" names it as surely as a label before it.
-  else if (labelRight) score += /^\s*(?:is|est|ist|es|é|è|är|er|là|adalah)\s/i.test(right) ? 4 : 3;
+  const namedAfter = labelRight && /^\s*(?:is|est|ist|es|é|è|är|er|là|adalah)\s/i.test(right);
+  if (labelLeft) score += 4;
+  else if (labelRight) score += namedAfter ? 4 : 3;
   else if (label.above && (alone || label.leadsIn)) score += alone ? 4 : 2;
   else if (label.below && alone) score += 3;
   // Other things nearby: on the line itself it weighs most. A code set apart under its label is judged by the
@@ -108,6 +109,7 @@ export function scoreOf(
   else if (
     !alone &&
     !entered &&
+    !namedAfter &&
     OTHER_WORDS.test(before.slice(-80)) &&
     (!labelLeft || (found.kind === 'alnum' && !ENTRY_WORDS.test(left.slice(-30))))
   )
@@ -204,7 +206,8 @@ export function scoreOf(
       (entered && labelRight) ||
       askedFor;
     if (!labelled) score -= 3;
-    if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code)) score -= 3; // SAVE20, SALE50K (50 thousand)
+    // SAVE20, SALE50K (50 thousand); not a login code's capitals ("FQZLA9 is your login code").
+    if (/^[A-Z]{3,}\d{1,3}K?$/.test(found.code) && !(ACCESS_WORDS.test(line) && !PROMO_WORDS.test(segment.text))) score -= 3;
     // A word with a number is a code set apart under its label, or asked to be typed right after its code word
     // ("introduza o código bupd38 na app"); under words of a promotion it is the promotion's (welcome10).
     if (found.wordLike) {

@@ -94,7 +94,7 @@ const QUALIFIERS = words(
   'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
   'auth\\b', 'chip\\b', 'tran\\b', 'giới thiệu', 'rujukan', '추천', '推荐', '推薦', 'الإحالة', 'إحالة', 'منتج', 'المنتج', 'الفرع', 'فرع',
-  'poskod', 'offert', 'oferta', 'offer\\b', '店舗', '门店', '매장', 'consumo', 'fornecimento', 'suministro', 'fornitura',
+  'poskod', 'tarif', 'tariff', 'tariffa', 'short ?code', '店コード', '配達店', '営業所', 'offert', 'oferta', 'offer\\b', '店舗', '门店', '매장', 'consumo', 'fornecimento', 'suministro', 'fornitura',
   // errors and their codes: 오류 코드 E-4012
   'error', 'fehler', 'erreur', 'errore', 'erro\\b', 'błęd', 'ошибк', 'помилк', 'hata\\b', 'chyb', 'lỗi', '오류', 'エラー', '错误', '錯誤',
   'שגיאה', 'خطأ', 'त्रुटि', 'ข้อผิดพลาด', 'kód(?:y|ů)? bank',
@@ -211,7 +211,7 @@ export const ACCESS = [
   'inloggen', 'aanmeld', 'logowan', 'zaloguj', 'вход', 'войти', 'giriş', 'inloggning', 'logga in', 'log ind', 'logg inn', 'kirjaud',
   'přihlá', 'prihlás', 'bejelentkez', 'autentific', 'σύνδεσ', 'đăng nhập', 'masuk', 'log masuk', 'вхід', 'вписване', 'prijav', 'sisselogi',
   'pieslēg', 'prisijung', 'התחברות', 'ورود', 'تسجيل الدخول', 'लॉग इन', 'เข้าสู่ระบบ', 'লগ ইন', 'サインイン', '登录', '登入', '로그인',
-  'verify', 'confirm', 'approv', 'bekræft', 'bekreft', 'bekräft', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
+  'verify', 'confirm', 'approv', 'enrol', 'kirjautu', 'bekræft', 'bekreft', 'bekräft', 'bestätig', 'vérifi', 'confirma', 'verifica', 'bevestig', 'potwierdź', 'подтверд', 'doğrula', 'sign[- ]?up',
   // pairing a device: "Pair this device and enter:"
   'pair\\b', 'pairing', 'koppel', 'associer', 'emparej', 'pareamento', 'abbina', 'sparuj', 'сопряж', 'eşleştir', 'ペアリング', '配对', '配對', '페어링',
   ...moreWords('access'),

@@ -11,7 +11,7 @@ import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 9;
+export const OTP_DETECTOR_VERSION = 10;
 
 export interface OtpInput {
   subject: string;
@@ -69,7 +69,8 @@ export function detectOtp(input: OtpInput): string | null {
     if (!segment.subject && !CODE_WORDS.test(segment.text) && !asked(segment.text)) {
       if (!subjectNamesCode()) continue;
     }
-    // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away.
+    // Meetings count against a code near them (their passcodes, PINs and IDs), less against one further away; not
+    // against one in a line of signing in that names no meeting (a digest's sign-in item under a booked room).
     const meeting = MEETING_WORDS.test(segment.text);
     const calendar = meeting && /begin:vcalendar/i.test(segment.text);
     const lines = joinStackedDigits(segment.text.split('\n'));
@@ -118,7 +119,7 @@ export function detectOtp(input: OtpInput): string | null {
       for (const candidate of candidates) {
         const score =
           scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) -
-          (near ? 5 : meeting ? 2 : 0);
+          (!meeting || (ACCESS_WORDS.test(line) && !MEETING_WORDS.test(line)) ? 0 : near ? 5 : 2);
         let purposeFound: boolean | undefined;
         const purposeNear = () => (purposeFound ??= PURPOSE_WORDS.test(`${before}\n${line}`));
         const c = { code: candidate.code, kind: candidate.kind, score, purposeNear };

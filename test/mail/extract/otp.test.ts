@@ -361,6 +361,25 @@ describe('OTP detector rules', () => {
     expect(text('Vaš aktivacijski kôd je:\n5120-7741\nUpišite ga u aplikaciju u roku od 30 minuta.')).toBe('51207741');
   });
 
+  it('capitals of a login code, a code named after gateway headers, Hindi glued after, a digest under a meeting (v10)', () => {
+    expect(text('Use it on the sign-in page.', 'KQZRT7 is your Acme login code')).toBe('KQZRT7');
+    expect(text('To: +1 (415) 555-0142 (on-call phone)\nAcme: 6120 is your verification code. Do not share it.')).toBe('6120');
+    expect(text('पोर्टल में लॉगिन के लिए आपका OTP 481920है। यह 10 मिनट तक मान्य है।')).toBe('481920');
+    expect(text('রিডিম কোড GC8H-3KQ2-7MXP কার্ড নম্বর7788 2041 9937 1105 পিন6620')).toBeNull();
+    const digest =
+      'Meeting room 4 is booked for you at 10:30.\nSign-in\nSomeone is signing in on a new phone. Your verification code is 71530.';
+    expect(text(digest)).toBe('71530');
+  });
+
+  it('fare, short and delivery-store codes; Finnish signing in; enrolling a device (v10)', () => {
+    expect(text('Code tarif : PX20BD')).toBeNull();
+    expect(text('From: ACME (short code 31210)\nSign-in alerts from your bank will follow.')).toBeNull();
+    expect(text('担当営業所：本町センター（配達店コード 042-118）')).toBeNull();
+    expect(text('Kirjautumiskoodisi on\n512 774\nAvoin lasku: 45,00 EUR, viite 1100 4471')).toBe('512774');
+    const enrol = 'A new laptop is trying to join your profile. To let it in, enter 8kq3-wz7 in the enrollment window.';
+    expect(text(enrol)).toBe('8kq3-wz7');
+  });
+
   it("the sender's name is no word of the message (v5)", () => {
     const mail = {
       subject: 'aB7kP2 - Kargoist giriş kodunuz',
