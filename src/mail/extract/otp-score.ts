@@ -170,7 +170,10 @@ export function scoreOf(
   // A number wrapped onto its own line, the rest of one at the end of the long line above: "…numero verde 800" /
   // "555 014." (a short line above is a field of its own: ปีภาษี 2568).
   const above = before.slice(before.lastIndexOf('\n') + 1).trim();
-  if (alone && above.length >= 50 && /\s\d{2,5}$/.test(above)) score -= 4;
+  // So is one under the long line's last word that names a number (…Madrid · CIF / B-87441120).
+  if (alone && above.length >= 50 && (/\s\d{2,5}$/.test(above) || (!/[:：]$/.test(above) && OTHER_WORDS.test(above.slice(-8))))) score -= 4;
+  // An Indian postcode in an address: "…, Karnataka, PIN code 560102".
+  if (/,\s*pin\s?(?:code)?[\s:-]*$/i.test(left) && found.code.length === 6) score -= 5;
   // An authorisation code of a purchase already approved: a card slip, not a code to type.
   if (/autori[sz]|authori[sz]/i.test(left.slice(-30)) && APPROVED.test(line.slice(0, found.start))) score -= 5;
   // A US ZIP code on its own line, under its town and state: "Newark, NJ" / "07102".

@@ -65,7 +65,7 @@ export const OTHER_WORDS = words(
   'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
   'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', ...BOOKINGS,
   'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж', 'registrikood', 'reg\\. ?(?:nr|no)', 'y-tunnus', 'ičo\\b', 'kmkr', 'cui\\b',
-  'nif\\b', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
+  'nif\\b', 'cif\\b', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
   'iban', 'bic', 'swift', 'card ending', 'endet auf', 'end(?:s|ed|ing) (?:in|with)', '(?:mobile|phone|number|account) ending', 'mobile (?:number|no)', 'number on file', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
   'terminando', 'che termina', 'eindigend op', 'kończąc', 'оканчивающ', 'заканчивающ', 'končící', 'slutter på', 'slutar på', 'päättyy', 'végződ',
   'se termină', 'λήγει', 'kết thúc bằng', 'berakhiran', 'закінчується', 'המסתיים', 'ลงท้าย', '末尾', '尾号', '尾號', '끝자리',
@@ -93,7 +93,7 @@ export const PROMO_WORDS = words(...PROMOTIONS);
 const QUALIFIERS = words(
   'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b', 'chip\\b', 'tran\\b', 'giới thiệu', 'rujukan', '추천', '推荐', '推薦', 'الإحالة', 'إحالة', 'منتج', 'المنتج', 'الفرع', 'فرع',
+  'auth\\b', 'chip\\b', 'tran\\b', 'hsn\\b', 'giới thiệu', 'rujukan', '추천', '推荐', '推薦', 'gangguan',
   'poskod', 'tarif', 'tariff', 'tariffa', 'short ?code', '店コード', '配達店', '営業所', 'offert', 'oferta', 'offer\\b', '店舗', '门店', '매장', 'consumo', 'fornecimento', 'suministro', 'fornitura',
   // errors and their codes: 오류 코드 E-4012
   'error', 'fehler', 'erreur', 'errore', 'erro\\b', 'błęd', 'ошибк', 'помилк', 'hata\\b', 'chyb', 'lỗi', '오류', 'エラー', '错误', '錯誤',
@@ -117,6 +117,9 @@ const QUALIFIERS = words(
   ...moreWords('qualifier'),
 );
 const NOT_A_LOGIN = { test: (text: string) => OTHER_WORDS.test(text) || QUALIFIERS.test(text) };
+// Qualifiers of a language that writes them after the noun (رمز الفرع, a branch's code): only after the code word,
+// where before it they belong to something else ("give the branch employee the withdrawal code").
+const QUALIFIERS_AFTER = words('الإحالة', 'إحالة', 'منتج', 'المنتج', 'الفرع', 'فرع');
 
 // Verbs that ask for a code to be typed in: "enter this code on the checkout page" names a code to enter, whatever
 // the words after it say.
@@ -172,7 +175,8 @@ export function labelIn(text: string): boolean {
     const word = text.slice(start, end);
     // "Change your password": the password itself, not a code sent for it.
     if (PASSWORD_WORDS.test(word) && CHANGE_WORDS.test(text.slice(from, start))) continue;
-    if (NOT_A_LOGIN.test(text.slice(start, end + 20)) && (!askedFor(text, start, end, word) || PROMO_WORDS.test(text.slice(start, end + 60))))
+    const qualified = NOT_A_LOGIN.test(text.slice(start, end + 20)) || QUALIFIERS_AFTER.test(text.slice(end, end + 20));
+    if (qualified && (!askedFor(text, start, end, word) || PROMO_WORDS.test(text.slice(start, end + 60))))
       continue;
     // Also an abbreviation among capitals is a name's part (Dear TAN JUN HAO), not a code word.
     const abbreviation = /^(?:TAN|PIN)$/.test(word);
