@@ -17,7 +17,7 @@ export const CODE_WORDS = words(
   'код', 'подтвержд', 'проверочн', 'одноразов', 'пароль',
   'κωδικ', 'رمز', 'كود', 'التحقق', 'كلمة المرور', 'لمرة واحدة', 'कोड', 'ओटीपी', 'mã', 'รหัส',
   'コード', '認証', '認證', '认证', '確認番号', '暗証番号', 'ワンタイム', 'パスコード', 'ログイン',
-  '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '確認碼', '确认码', '验证', '驗證',
+  '验证码', '驗證碼', '登录码', '登入码', '登入碼', '登錄碼', '校验码', '校驗碼', '动态码', '確認碼', '确认码', '验证', '驗證',
   '인증', '코드', '보안',
   // Languages added with detector v3: Romanian, Malay/Indonesian, Swahili, Croatian/Serbian, Vietnamese,
   // Hungarian, Finnish, Ukrainian, Persian, Hebrew, Hindi, Chinese "password".
@@ -65,7 +65,7 @@ export const OTHER_WORDS = words(
   'account (?:number|no|ending)', 'kontonummer', 'vertragsnummer', 'contract',
   'reference', 'referenz', 'référence', 'referencia', 'riferimento', 'referentie', 'tickets?\\b', ...BOOKINGS,
   'iva\\b', 'mwst', 'btw\\b', 'рахун', 'платник', 'платіж', 'registrikood', 'reg\\. ?(?:nr|no)', 'y-tunnus', 'ičo\\b', 'kmkr', 'cui\\b',
-  'nif\\b', 'cif\\b', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
+  'nif\\b', 'cif\\b', 'pnr\\b', 'kontakt(?:e|a)? (?:os|oss)', 'καλέστε', 'oib\\b', 'pib\\b', 'edrpou', 'єдрпоу', 'număr (?:de )?client', 'numar client', 'طلب', 'فاتورة', 'الشحن',
   'iban', 'bic', 'swift', 'card ending', 'endet auf', 'end(?:s|ed|ing) (?:in|with)', '(?:mobile|phone|number|account) ending', 'mobile (?:number|no)', 'number on file', 'se terminant', 'terminant par', 'terminada en', 'terminado em',
   'terminando', 'che termina', 'eindigend op', 'kończąc', 'оканчивающ', 'заканчивающ', 'končící', 'slutter på', 'slutar på', 'päättyy', 'végződ',
   'se termină', 'λήγει', 'kết thúc bằng', 'berakhiran', 'закінчується', 'המסתיים', 'ลงท้าย', '末尾', '尾号', '尾號', '끝자리',
@@ -93,7 +93,8 @@ export const PROMO_WORDS = words(...PROMOTIONS);
 const QUALIFIERS = words(
   'invit', 'referral', 'रेफ़रल', 'रेफरल', 'penukaran', 'tukarkan', 'refer a', 'einladung', 'empfehlung', 'parrain', 'convite', 'invito', 'uitnodig', 'zaprosz', 'приглаш', 'davet', '招待', '邀请', '초대',
   'gift', 'geschenk', 'cadeau', 'regalo', 'presente', 'prezent', 'подар', 'hediye',
-  'auth\\b', 'chip\\b', 'tran\\b', 'hsn\\b', 'giới thiệu', 'rujukan', '추천', '推荐', '推薦', 'gangguan',
+  'auth\\b', 'chip\\b', 'tran\\b', 'hsn\\b', 'course\\b', 'kurs\\b', 'cours\\b', 'curso', 'corso', 'cursus', 'पाठ्यक्रम', '课程',
+  'コース', '강좌', 'khóa học', 'sự kiện', 'event\\b', 'olay\\b', '事件', '이벤트', 'giới thiệu', 'rujukan', '추천', '推荐', '推薦', 'gangguan',
   'poskod', 'tarif', 'tariff', 'tariffa', 'short ?code', '店コード', '配達店', '営業所', 'offert', 'oferta', 'offer\\b', '店舗', '门店', '매장', 'consumo', 'fornecimento', 'suministro', 'fornitura',
   // errors and their codes: 오류 코드 E-4012
   'error', 'fehler', 'erreur', 'errore', 'erro\\b', 'błęd', 'ошибк', 'помилк', 'hata\\b', 'chyb', 'lỗi', '오류', 'エラー', '错误', '錯誤',
@@ -109,7 +110,7 @@ const QUALIFIERS = words(
   'customer', 'client', 'cliente', 'kunden', 'klant', 'klient',
   'box\\b', 'lockbox', 'key ?safe', 'safe\\b', 'schlüssel', 'tresor', 'cassett', 'boîte', 'caja', 'caixa', 'kastje', 'skrytk', 'skrzynk', 'ящик',
   'сейф', 'sejf', 'seif', 'kutu', 'nyckelsk', 'nøgleboks', 'nøkkelboks', 'avainboks',
-  'door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
+  'door(?= ?(?:code|entry|pin))', 'the door', 'gate', 'entry', 'porte\\b', 'digicode', 'tür', 'portone', 'puerta', 'portão', 'deur', 'drzwi', 'домофон', 'kapı',
   // bank details, gift cards and licences: their codes are not typed in to sign in
   'sort\\b', '~sort ?code', 'branch', 'takkod', 'bank ?code', 'kód banky', 'kod banku', 'код банку', 'код банка', 'code banque', 'code guichet', 'ifsc', 'agência', 'sucursal', 'routing', 'bsb\\b', 'blz\\b', 'bankleitzahl', 'claim', 'redeem', 'redemption', 'einlös', 'canje', 'resgat', 'riscatt',
   'licen[cs]', 'lizenz', 'product key', 'serial', 'seriennummer',
@@ -196,7 +197,7 @@ export const PASSWORD_WORDS = words(
 const CHANGE_WORDS = words(
   'chang', 'reset', 'änder', 'zurücksetz', 'réinitialis', 'cambi', 'restablec', 'alter', 'redefin', 'reimpost', 'wijzig', 'zmień',
   'смен', 'измен', 'сброс', 'değiştir', 'sıfırla', 'chanje', 'החלף', 'איפוס', 'تغيير', 'إعادة تعيين', 'تغییر', 'बदल', 'เปลี่ยน', '更改',
-  '修改', '重置',
+  '修改', '重置', 'αλλάξ', 'skift', 'byt\\b', 'endre',
 );
 
 /** A verb of typing asks for the code word: before it, or after it in its sentence where the verb comes last (아래

@@ -11,7 +11,7 @@ import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 11;
+export const OTP_DETECTOR_VERSION = 12;
 
 export interface OtpInput {
   subject: string;

@@ -1,6 +1,6 @@
 // Rules of the OTP detector from v6 on, each written when a set of unseen mail (test/fixtures/otp-set-j/ to
-// otp-set-o/) showed it missing, each with the case that must not be confused with it. Every case failed on the
-// version before its own (the version is in each title).
+// otp-set-p/) showed it missing, each with the case that must not be confused with it. Each rule's own cases
+// failed on the version before it (named in each title); the cases it must not confuse already passed.
 import { describe, expect, it } from 'vitest';
 import { detectOtp } from '../../../src/mail/extract/index.ts';
 
@@ -134,5 +134,16 @@ describe('OTP detector rules from unseen sets', () => {
       'Introduce este código en la pantalla de acceso:\n581302 Caduca en 15 minutos. Si no has pedido acceder, ignora este mensaje. Librería Sol S.L. · Madrid · CIF\nB-81220931';
     expect(text(wrapped)).toBe('581302');
     expect(text('Give the agent this withdrawal confirmation code, or enter it on your phone:\n 718 209')).toBe('718209');
+  });
+
+  it('changing a password in Greek and Danish, Dutch "door", course, event and PNR codes, Chinese login codes (v12)', () => {
+    expect(text('Αν δεν ήσασταν εσείς, αλλάξτε αμέσως τον κωδικό πρόσβασης και καλέστε το 18120.')).toBeNull();
+    expect(text('Var det ikke dig? Skift din adgangskode med det samme og kontakt os på 70 12 40 50')).toBeNull();
+    expect(text('Geef deze code door aan de medewerker in de winkel:\nBN-520417\nDe code vervalt na 30 minuten.')).toBe('520417');
+    expect(text('Enter the door code 4471 at the gate.')).toBeNull();
+    expect(text('आपने पाठ्यक्रम कोड PHY-2031 में लॉगिन का अनुरोध किया है।')).toBeNull();
+    expect(text('PNR kodu: KX7T2M')).toBeNull();
+    expect(text('如果在其他设备上登录，请输入登录码：k5w2nq')).toBe('k5w2nq');
+    expect(text('Mã sự kiện: EVT-4410277')).toBeNull();
   });
 });
