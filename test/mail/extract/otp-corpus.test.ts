@@ -1,5 +1,5 @@
 // The labelled corpora of test/fixtures/otp/ (the development corpus; its README has the label rules) and
-// otp-heldout/, otp-heldout2/ and otp-set-a/ to otp-set-p/ (each written later by other hands, first measured
+// otp-heldout/, otp-heldout2/ and otp-set-a/ to otp-set-q/ (each written later by other hands, first measured
 // untouched; their READMEs have the figures), each email sent over SMTP as it is and its code asked of
 // GET /api/v1/messages/{id}/otp. Precision and recall are printed for each, and
 // both are held to the targets: precision ≥ 0.99, recall ≥ 0.97 (a set measured but not yet worked into the
@@ -56,6 +56,9 @@ const CORPORA = [
   corpus('otp-set-n'),
   corpus('otp-set-o'),
   corpus('otp-set-p'),
+  // Measured once untouched (its README), no rule changed for it yet: held to that figure, so that a change that
+  // makes the detector worse on unseen mail shows.
+  corpus('otp-set-q', { precision: 99 / 103, recall: 99 / 103 }),
 ];
 
 const t = useMail();
