@@ -30,7 +30,10 @@ export interface Segment {
 // Dot leaders and ellipses end nothing (ONE-TIME PASSCODE ... 40718623).
 const SENTENCE_END = new RegExp(`[${SENTENCE_MARKS}]|(?<!\\.)\\.(?!\\.)(?=\\s*$|\\s*\\p{Lu}|\\s+\\p{Lo})`, 'u');
 const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, 'gu');
-const COPULA = /\s(?:is|ist|lautet|est|es|é|è|är|er|adalah|là|jest|je|este|είναι|ni)\s*:?\s*$/i;
+// "Is" in the languages of the lists: before a code ("… est : 4821") and after it ("7318 is your code").
+const COPULAS = 'is|ist|lautet|est|es|é|è|är|er|adalah|là|jest|je|este|είναι|ni';
+const COPULA = new RegExp(`\\s(?:${COPULAS})\\s*:?\\s*$`, 'i');
+const COPULA_AFTER = new RegExp(`^\\s*(?:${COPULAS})\\s`, 'i');
 
 /** The part of `left` after its last sentence end: the candidate's own sentence so far. */
 function sentenceTail(left: string): string {
@@ -89,7 +92,7 @@ export function scoreOf(
   const entered = ENTRY_WORDS.test(left.slice(-20));
   const labelRight = !labelLeft && labelIn(stop < 0 || entered ? right : right.slice(0, stop));
   // "7318 is your verification code" names it as surely as a label before it.
-  const namedAfter = labelRight && /^\s*(?:is|est|ist|es|é|è|är|er|là|adalah)\s/i.test(right);
+  const namedAfter = labelRight && COPULA_AFTER.test(right);
   if (labelLeft) score += 4;
   else if (labelRight) score += namedAfter ? 4 : 3;
   else if (label.above && (alone || label.leadsIn)) score += alone ? 4 : 2;

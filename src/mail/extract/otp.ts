@@ -11,7 +11,7 @@ import { scoreOf, type Segment } from './otp-score.ts';
 import { ACCESS_WORDS, CODE_WORDS, ENTRY_WORDS, labelIn, MEETING_WORDS, OTHER_WORDS, pointsAtSubject } from './otp-words.ts';
 
 /** Bumped whenever the rules change: messages tagged by an older version are looked at again on request. */
-export const OTP_DETECTOR_VERSION = 12;
+export const OTP_DETECTOR_VERSION = 13;
 
 export interface OtpInput {
   subject: string;
@@ -116,10 +116,10 @@ export function detectOtp(input: OtpInput): string | null {
       const before = above.map((k) => lines[k]).join(' \n ');
       const near = meeting && (calendar || MEETING_WORDS.test(lines.slice(Math.max(0, i - 6), i + 1).join('\n')));
       const context = { before, next: lines[i + 1] ?? '' };
+      const meetingCost = !meeting || (ACCESS_WORDS.test(line) && !MEETING_WORDS.test(line)) ? 0 : near ? 5 : 2;
       for (const candidate of candidates) {
         const score =
-          scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) -
-          (!meeting || (ACCESS_WORDS.test(line) && !MEETING_WORDS.test(line)) ? 0 : near ? 5 : 2);
+          scoreOf(candidate, line, context, { above: labelAbove, below: labelBelow && !otherAbove, leadsIn }, segment) - meetingCost;
         let purposeFound: boolean | undefined;
         const purposeNear = () => (purposeFound ??= PURPOSE_WORDS.test(`${before}\n${line}`));
         const c = { code: candidate.code, kind: candidate.kind, score, purposeNear };
